@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#pragma once
+/// @file Per-frame feature values, pooled statistics and aggregate metrics.
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vqe {
+
+/// Pooling methods over frames, as libvmaf's VmafPoolingMethod.
+enum class PoolMethod { kMin, kMax, kMean, kHarmonicMean };
+
+/// Thread-safe store of feature values by emitted name and frame index.
+/// Features keep the order in which they were first declared or set, which
+/// is the column order of every output format; declare names before
+/// scoring to make that order independent of thread timing.
+class FeatureCollector {
+ public:
+  FeatureCollector() = default;
+  /// Moves the contents; `other` must not be in use by other threads.
+  FeatureCollector(FeatureCollector&& other) noexcept;
+  FeatureCollector& operator=(FeatureCollector&& other) noexcept;
+  FeatureCollector(const FeatureCollector&) = delete;
+  FeatureCollector& operator=(const FeatureCollector&) = delete;
+
+  /// Reserves a column for `name` (no-op if it exists).
+  void declare(const std::string& name);
+  /// Stores `value` for frame `index`. Overwrites any earlier value.
+  void set(const std::string& name, unsigned index, double value);
+  /// The value of `name` at `index`, if one was set.
+  std::optional<double> get(const std::string& name, unsigned index) const;
+  /// Stores an aggregate (whole-video) metric such as apsnr_y.
+  void set_aggregate(const std::string& name, double value);
+
+  /// Feature names in column order.
+  std::vector<std::string> names() const;
+  /// Aggregate metrics in insertion order.
+  std::vector<std::pair<std::string, double>> aggregates() const;
+  /// One past the highest frame index holding any value.
+  unsigned frame_count() const;
+  bool has(const std::string& name) const;
+
+  /// Pools `name` over frames [0, frame_count) taking every `subsample`-th
+  /// frame (libvmaf's vmaf_feature_score_pooled). Harmonic mean is
+  /// n / Σ 1/(x+1) − 1. Returns nullopt if a pooled frame has no value.
+  std::optional<double> pooled(const std::string& name, PoolMethod method,
+                               unsigned subsample = 1) const;
+
+ private:
+  struct Column {
+    std::vector<double> values;
+    std::vector<bool> written;
+  };
+  Column& column(const std::string& name);  // requires lock held
+  mutable std::mutex mutex_;
+  std::vector<std::string> order_;
+  std::map<std::string, Column> columns_;
+  std::vector<std::pair<std::string, double>> aggregates_;
+};
+
+}  // namespace vqe

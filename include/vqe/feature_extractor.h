@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#pragma once
+/// @file The feature-extractor interface and registry.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vqe/feature_collector.h"
+#include "vqe/options.h"
+#include "vqe/picture.h"
+
+namespace vqe {
+
+/// One metric's computation over reference/distorted picture pairs.
+///
+/// Life cycle: construct with validated options; init() once with the video
+/// format (throw vqe::Error to refuse, naming the extractor and its limit);
+/// extract() for each frame; flush() once at the end. Non-temporal
+/// extractors may be cloned per worker thread and see frames in any order;
+/// temporal ones see every frame in order on one instance.
+class FeatureExtractor {
+ public:
+  virtual ~FeatureExtractor() = default;
+
+  /// Prepares buffers for `format`. Throws vqe::Error if the format is
+  /// outside what the extractor accepts (size, bit depth, chroma).
+  virtual void init(const VideoFormat& format) = 0;
+
+  /// Emitted feature names (with option suffixes), in output order.
+  virtual std::vector<std::string> feature_names() const = 0;
+
+  /// Scores frame `index` and stores values into `out`.
+  virtual void extract(const Picture& reference, const Picture& distorted,
+                       unsigned index, FeatureCollector& out) = 0;
+
+  /// Emits values that need the end of the video (temporal features, the
+  /// last frame's motion2, aggregate metrics).
+  virtual void flush(FeatureCollector& out) { (void)out; }
+
+  /// True if extract() needs the previous frames (frames arrive in order on
+  /// one instance). Temporal extractors also run on every frame under
+  /// --subsample, as libvmaf's TEMPORAL/PREV_REF extractors do.
+  virtual bool temporal() const { return false; }
+
+  /// A fresh, un-initialised instance with the same options, for another
+  /// worker thread. Only called for non-temporal extractors.
+  virtual std::unique_ptr<FeatureExtractor> clone() const = 0;
+};
+
+/// Registry record of an extractor, like libvmaf's VmafFeatureExtractor table.
+struct ExtractorInfo {
+  std::string name;                         ///< e.g. "psnr", "vif", "float_ssim"
+  std::vector<OptionSpec> options;          ///< accepted options
+  std::vector<std::string> provided_features;  ///< libvmaf internal names
+  std::function<std::unique_ptr<FeatureExtractor>(const ParsedOptions&)> make;
+};
+
+/// Adds an extractor to the global registry (called from static
+/// registrars in each feature folder). Returns true, for use as an
+/// initialiser.
+bool register_extractor(ExtractorInfo info);
+
+/// The extractor registered under `name`, or nullptr.
+const ExtractorInfo* find_extractor(const std::string& name);
+
+/// The extractor that provides libvmaf internal feature `feature_name`
+/// (e.g. "VMAF_integer_feature_adm2_score" -> "adm"), or nullptr.
+const ExtractorInfo* find_extractor_by_feature(const std::string& feature_name);
+
+/// Every registered extractor, sorted by name.
+std::vector<const ExtractorInfo*> all_extractors();
+
+/// Validates `values` against the extractor's options and builds it.
+/// Throws vqe::Error for an unknown extractor or bad option.
+std::unique_ptr<FeatureExtractor> make_extractor(const std::string& name,
+                                                 const OptionValues& values);
+
+}  // namespace vqe

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#pragma once
+/// @file Pictures: planar Y'CbCr frames at 8–16 bits per sample.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace vqe {
+
+/// Chroma subsampling of a planar picture. k400 is luma only (monochrome).
+enum class ChromaFormat : std::uint8_t { k400, k420, k422, k444 };
+
+/// "400", "420", "422" or "444".
+std::string to_string(ChromaFormat chroma);
+
+/// Width of a chroma plane for a luma width, as Y4M and raw files store it:
+/// ceil(width / 2) when horizontally subsampled (4:2:0, 4:2:2), 0 for 4:0:0.
+int chroma_width(ChromaFormat chroma, int luma_width);
+/// Height of a chroma plane: ceil(height / 2) for 4:2:0, 0 for 4:0:0.
+int chroma_height(ChromaFormat chroma, int luma_height);
+
+/// The shape shared by every picture of a video.
+struct VideoFormat {
+  int width = 0;       ///< luma width in samples
+  int height = 0;      ///< luma height in samples
+  int bit_depth = 8;   ///< 8, 10, 12 or 16 bits per sample
+  ChromaFormat chroma = ChromaFormat::k420;
+
+  /// Bytes per sample in memory and in files: 1 for 8 bits, 2 above.
+  int bytes_per_sample() const { return bit_depth > 8 ? 2 : 1; }
+  /// Number of planes: 1 for 4:0:0, 3 otherwise.
+  int num_planes() const { return chroma == ChromaFormat::k400 ? 1 : 3; }
+  int plane_width(int plane) const;
+  int plane_height(int plane) const;
+  /// Bytes of one frame in a raw file (all planes, no padding).
+  std::size_t frame_bytes() const;
+  bool operator==(const VideoFormat&) const = default;
+};
+
+/// One plane of samples. 8-bit planes hold uint8_t samples; deeper planes hold
+/// uint16_t samples in native byte order (little-endian on disk is converted
+/// on read). `stride` is in bytes and is a multiple of 64; rows are 64-byte
+/// aligned and padding bytes past `width` samples are zero.
+struct Plane {
+  int width = 0;
+  int height = 0;
+  std::ptrdiff_t stride = 0;  ///< bytes between the starts of two rows
+  std::uint8_t* data = nullptr;
+
+  /// Pointer to row `y` as samples of type T (uint8_t or uint16_t).
+  template <typename T>
+  const T* row(int y) const {
+    return reinterpret_cast<const T*>(data + y * stride);
+  }
+  template <typename T>
+  T* row(int y) {
+    return reinterpret_cast<T*>(data + y * stride);
+  }
+};
+
+/// A frame: up to three planes (Y, Cb, Cr) in one 64-byte-aligned allocation.
+/// Pictures are move-only; allocation happens once and buffers are reused
+/// through the pipeline's picture pool.
+class Picture {
+ public:
+  Picture() = default;
+  /// Allocates zeroed planes for `format`. Throws vqe::Error on an invalid
+  /// format (non-positive size, unsupported bit depth).
+  explicit Picture(const VideoFormat& format);
+
+  const VideoFormat& format() const { return format_; }
+  int width() const { return format_.width; }
+  int height() const { return format_.height; }
+  int bit_depth() const { return format_.bit_depth; }
+  int num_planes() const { return format_.num_planes(); }
+  const Plane& plane(int i) const { return planes_[i]; }
+  Plane& plane(int i) { return planes_[i]; }
+
+ private:
+  struct FreeDeleter {
+    void operator()(std::uint8_t* p) const;
+  };
+  VideoFormat format_{};
+  std::array<Plane, 3> planes_{};
+  std::unique_ptr<std::uint8_t, FreeDeleter> storage_;
+};
+
+/// Throws vqe::Error unless `format` is a supported format: width and height
+/// in 1..32768, bit depth 8, 10, 12 or 16. `what` prefixes the message.
+void validate_format(const VideoFormat& format, const std::string& what);
+
+}  // namespace vqe

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#pragma once
+/// @file VQE's C++ entry point: score a reference/distorted video pair.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vqe/feature_collector.h"
+#include "vqe/options.h"
+#include "vqe/picture.h"
+
+namespace vqe {
+
+class VideoReader;
+
+/// One extractor to run, by libvmaf extractor name ("psnr", "vif", ...) and
+/// options ("enable_mse" -> "true").
+struct FeatureRequest {
+  std::string extractor;
+  OptionValues options;
+};
+
+/// What to compute and how. Defaults match libvmaf's `vmaf` CLI.
+struct JobConfig {
+  std::vector<FeatureRequest> features;
+  /// Worker threads; 0 or 1 computes on the calling thread. Results are
+  /// bit-identical for every value.
+  unsigned threads = 0;
+  /// Score every N-th frame (libvmaf --subsample). Temporal extractors
+  /// (motion, psnr) still see every frame.
+  unsigned subsample = 1;
+  /// Stop after this many frames (0 = all).
+  unsigned frame_cnt = 0;
+  unsigned frame_skip_ref = 0;   ///< frames dropped from the reference's start
+  unsigned frame_skip_dist = 0;  ///< frames dropped from the distorted's start
+  /// Called on the calling thread after each frame is read (frames so far).
+  std::function<void(unsigned)> on_progress;
+  /// Called with warnings (e.g. one file ended first).
+  std::function<void(const std::string&)> on_warning;
+};
+
+/// Everything a job produced.
+struct JobResult {
+  VideoFormat format;          ///< shared format of both inputs
+  unsigned frames = 0;         ///< frames scored (the common prefix)
+  FeatureCollector features;   ///< per-frame values and aggregates
+};
+
+/// Throws vqe::Error unless `reference` and `distorted` have the same size,
+/// bit depth and chroma format; the message names both values.
+void check_pairable(const VideoReader& reference, const VideoReader& distorted);
+
+/// Scores `distorted` against `reference` frame by frame. Frames stream
+/// through a bounded pool (a few frames in flight, whatever the length).
+/// Throws vqe::Error on mismatched formats, unreadable frames, unknown
+/// features or extractors refusing the format; no partial result is returned.
+/// When the files differ in length, the common prefix is scored and
+/// `on_warning` says which ended first.
+JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfig& config);
+
+}  // namespace vqe

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "vqe/picture.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "vqe/error.h"
+
+namespace vqe {
+
+std::string to_string(ChromaFormat chroma) {
+  switch (chroma) {
+    case ChromaFormat::k400: return "400";
+    case ChromaFormat::k420: return "420";
+    case ChromaFormat::k422: return "422";
+    case ChromaFormat::k444: return "444";
+  }
+  return "?";
+}
+
+int chroma_width(ChromaFormat chroma, int luma_width) {
+  switch (chroma) {
+    case ChromaFormat::k400: return 0;
+    case ChromaFormat::k420:
+    case ChromaFormat::k422: return (luma_width + 1) / 2;
+    case ChromaFormat::k444: return luma_width;
+  }
+  return 0;
+}
+
+int chroma_height(ChromaFormat chroma, int luma_height) {
+  switch (chroma) {
+    case ChromaFormat::k400: return 0;
+    case ChromaFormat::k420: return (luma_height + 1) / 2;
+    case ChromaFormat::k422:
+    case ChromaFormat::k444: return luma_height;
+  }
+  return 0;
+}
+
+int VideoFormat::plane_width(int plane) const {
+  return plane == 0 ? width : chroma_width(chroma, width);
+}
+
+int VideoFormat::plane_height(int plane) const {
+  return plane == 0 ? height : chroma_height(chroma, height);
+}
+
+std::size_t VideoFormat::frame_bytes() const {
+  std::size_t total = 0;
+  for (int p = 0; p < num_planes(); ++p)
+    total += static_cast<std::size_t>(plane_width(p)) * plane_height(p);
+  return total * bytes_per_sample();
+}
+
+void validate_format(const VideoFormat& f, const std::string& what) {
+  if (f.width < 1 || f.height < 1 || f.width > 32768 || f.height > 32768)
+    throw Error(fmt::format("{}: unsupported size {}x{} (1..32768 each side)", what,
+                            f.width, f.height));
+  if (f.bit_depth != 8 && f.bit_depth != 10 && f.bit_depth != 12 && f.bit_depth != 16)
+    throw Error(fmt::format("{}: unsupported bit depth {} (8, 10, 12 or 16)", what,
+                            f.bit_depth));
+}
+
+void Picture::FreeDeleter::operator()(std::uint8_t* p) const { std::free(p); }
+
+Picture::Picture(const VideoFormat& format) : format_(format) {
+  validate_format(format, "picture");
+  constexpr std::ptrdiff_t kAlign = 64;
+  std::size_t offsets[3] = {0, 0, 0};
+  std::size_t total = 0;
+  for (int p = 0; p < format.num_planes(); ++p) {
+    Plane& plane = planes_[p];
+    plane.width = format.plane_width(p);
+    plane.height = format.plane_height(p);
+    const std::ptrdiff_t row_bytes =
+        static_cast<std::ptrdiff_t>(plane.width) * format.bytes_per_sample();
+    plane.stride = (row_bytes + kAlign - 1) / kAlign * kAlign;
+    offsets[p] = total;
+    total += static_cast<std::size_t>(plane.stride) * plane.height;
+  }
+  auto* mem = static_cast<std::uint8_t*>(std::aligned_alloc(kAlign, total));
+  if (!mem) throw Error("out of memory allocating a picture");
+  std::memset(mem, 0, total);
+  storage_.reset(mem);
+  for (int p = 0; p < format.num_planes(); ++p) planes_[p].data = mem + offsets[p];
+}
+
+}  // namespace vqe

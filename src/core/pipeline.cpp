@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Frame scheduling: reads frame pairs, runs temporal extractors in order on
+// the reading thread and the others on a worker pool, with a bounded number
+// of frames in flight.
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "io/video_reader.h"
+#include "vqe/error.h"
+#include "vqe/feature_extractor.h"
+#include "vqe/vqe.h"
+
+namespace vqe {
+namespace {
+
+struct FramePair {
+  Picture reference;
+  Picture distorted;
+  unsigned index = 0;
+};
+
+// Fixed set of frame pairs; the reader waits for a free one, which bounds
+// memory by the pool size whatever the video length.
+class FramePool {
+ public:
+  explicit FramePool(std::size_t size) : slots_(size) {
+    for (auto& s : slots_) free_.push_back(&s);
+  }
+  FramePair* acquire() {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return !free_.empty(); });
+    FramePair* p = free_.front();
+    free_.pop_front();
+    return p;
+  }
+  void release(FramePair* p) {
+    {
+      std::lock_guard lock(mutex_);
+      free_.push_back(p);
+    }
+    cv_.notify_one();
+  }
+  // Waits until every slot is back (all work done).
+  void drain() {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return free_.size() == slots_.size(); });
+  }
+
+ private:
+  std::deque<FramePair> slots_;
+  std::deque<FramePair*> free_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+};
+
+class WorkerPool {
+ public:
+  WorkerPool(unsigned n, const std::vector<FeatureExtractor*>& prototypes,
+             const VideoFormat& format, FeatureCollector& out, FramePool& frames,
+             unsigned subsample)
+      : out_(out), frames_(frames), subsample_(subsample) {
+    for (unsigned t = 0; t < n; ++t) {
+      std::vector<std::unique_ptr<FeatureExtractor>> own;
+      for (FeatureExtractor* p : prototypes) {
+        own.push_back(p->clone());
+        own.back()->init(format);
+      }
+      threads_.emplace_back([this, own = std::move(own)]() mutable { loop(own); });
+    }
+  }
+  ~WorkerPool() { stop(); }
+
+  void submit(FramePair* pair) {
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back(pair);
+    }
+    cv_.notify_one();
+  }
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+  void rethrow_if_failed() {
+    std::lock_guard lock(mutex_);
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void loop(std::vector<std::unique_ptr<FeatureExtractor>>& extractors) {
+    for (;;) {
+      FramePair* pair = nullptr;
+      {
+        std::unique_lock lock(mutex_);
+        cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        pair = queue_.front();
+        queue_.pop_front();
+      }
+      try {
+        bool failed;
+        {
+          std::lock_guard lock(mutex_);
+          failed = static_cast<bool>(error_);
+        }
+        if (!failed && (subsample_ <= 1 || pair->index % subsample_ == 0))
+          for (auto& e : extractors) e->extract(pair->reference, pair->distorted, pair->index, out_);
+      } catch (...) {
+        std::lock_guard lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+      frames_.release(pair);
+    }
+  }
+
+  FeatureCollector& out_;
+  FramePool& frames_;
+  unsigned subsample_;
+  std::vector<std::thread> threads_;
+  std::deque<FramePair*> queue_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+};
+
+std::string request_key(const FeatureRequest& r) {
+  std::string key = r.extractor;
+  for (const auto& [k, v] : r.options) key += fmt::format(":{}={}", k, v);
+  return key;
+}
+
+}  // namespace
+
+void check_pairable(const VideoReader& reference, const VideoReader& distorted) {
+  const VideoFormat& a = reference.format();
+  const VideoFormat& b = distorted.format();
+  if (a.width != b.width || a.height != b.height)
+    throw Error(fmt::format("reference and distorted differ in size: {} is {}x{}, {} is {}x{}",
+                            reference.path(), a.width, a.height, distorted.path(), b.width,
+                            b.height));
+  if (a.bit_depth != b.bit_depth)
+    throw Error(fmt::format("reference and distorted differ in bit depth: {} is {}-bit, {} is "
+                            "{}-bit",
+                            reference.path(), a.bit_depth, distorted.path(), b.bit_depth));
+  if (a.chroma != b.chroma)
+    throw Error(fmt::format("reference and distorted differ in chroma format: {} is {}p, {} is "
+                            "{}p",
+                            reference.path(), to_string(a.chroma), distorted.path(),
+                            to_string(b.chroma)));
+}
+
+JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfig& config) {
+  check_pairable(reference, distorted);
+  JobResult result;
+  result.format = reference.format();
+  const VideoFormat& format = result.format;
+
+  // Build each distinct extractor once, in request order.
+  std::vector<std::unique_ptr<FeatureExtractor>> extractors;
+  std::vector<std::string> seen;
+  for (const FeatureRequest& r : config.features) {
+    const std::string key = request_key(r);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    extractors.push_back(make_extractor(r.extractor, r.options));
+  }
+  // Initialise every extractor before the first frame so that a refusal
+  // (frame too small, bit depth unsupported) comes before any work.
+  std::vector<FeatureExtractor*> temporal, parallel;
+  for (auto& e : extractors) {
+    e->init(format);
+    for (const std::string& name : e->feature_names()) result.features.declare(name);
+    (e->temporal() ? temporal : parallel).push_back(e.get());
+  }
+
+  if (config.frame_skip_ref && !reference.skip(config.frame_skip_ref))
+    throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_ref)",
+                            reference.path(), config.frame_skip_ref));
+  if (config.frame_skip_dist && !distorted.skip(config.frame_skip_dist))
+    throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_dist)",
+                            distorted.path(), config.frame_skip_dist));
+
+  const unsigned threads = config.threads;
+  const unsigned subsample = std::max(1u, config.subsample);
+  FramePool frames(threads > 1 ? 2 * threads + 2 : 1);
+  std::unique_ptr<WorkerPool> workers;
+  if (threads > 1 && !parallel.empty())
+    workers = std::make_unique<WorkerPool>(threads, parallel, format, result.features, frames,
+                                           subsample);
+
+  unsigned index = 0;
+  try {
+    for (;; ++index) {
+      if (config.frame_cnt && index >= config.frame_cnt) break;
+      FramePair* pair = frames.acquire();
+      pair->index = index;
+      const bool got_ref = reference.read(pair->reference);
+      const bool got_dist = distorted.read(pair->distorted);
+      if (!got_ref || !got_dist) {
+        frames.release(pair);
+        if (got_ref != got_dist && config.on_warning) {
+          const VideoReader& ended = got_ref ? distorted : reference;
+          const VideoReader& other = got_ref ? reference : distorted;
+          config.on_warning(fmt::format(
+              "{} ended after {} frames, before {}; scored the first {} frames", ended.path(),
+              ended.frames_read(), other.path(), index));
+        }
+        break;
+      }
+      for (FeatureExtractor* e : temporal)
+        e->extract(pair->reference, pair->distorted, index, result.features);
+      if (workers) {
+        workers->submit(pair);
+        workers->rethrow_if_failed();
+      } else {
+        if (index % subsample == 0)
+          for (FeatureExtractor* e : parallel)
+            e->extract(pair->reference, pair->distorted, index, result.features);
+        frames.release(pair);
+      }
+      if (config.on_progress) config.on_progress(index + 1);
+    }
+    if (workers) {
+      frames.drain();
+      workers->stop();
+      workers->rethrow_if_failed();
+    }
+  } catch (...) {
+    if (workers) workers->stop();
+    throw;
+  }
+  if (index == 0)
+    throw Error(fmt::format("no frames to score: {} or {} holds no frame after skipping",
+                            reference.path(), distorted.path()));
+  result.frames = index;
+  for (auto& e : extractors) e->flush(result.features);
+  return result;
+}
+
+}  // namespace vqe

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "io/video_reader.h"
+
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "vqe/error.h"
+
+namespace vqe {
+namespace {
+
+// Longest stream header or FRAME line accepted: far above any real header
+// (a few dozen bytes plus X tags), small enough to refuse garbage quickly.
+constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
+
+struct ColorSpace {
+  const char* tag;
+  ChromaFormat chroma;
+  int bit_depth;
+};
+
+// The C tags of the Y4M format (mjpegtools/ffmpeg spellings).
+constexpr ColorSpace kColorSpaces[] = {
+    {"420jpeg", ChromaFormat::k420, 8},   {"420mpeg2", ChromaFormat::k420, 8},
+    {"420paldv", ChromaFormat::k420, 8},  {"420", ChromaFormat::k420, 8},
+    {"422", ChromaFormat::k422, 8},       {"444", ChromaFormat::k444, 8},
+    {"mono", ChromaFormat::k400, 8},      {"420p10", ChromaFormat::k420, 10},
+    {"420p12", ChromaFormat::k420, 12},   {"420p16", ChromaFormat::k420, 16},
+    {"422p10", ChromaFormat::k422, 10},   {"422p12", ChromaFormat::k422, 12},
+    {"422p16", ChromaFormat::k422, 16},   {"444p10", ChromaFormat::k444, 10},
+    {"444p12", ChromaFormat::k444, 12},   {"444p16", ChromaFormat::k444, 16},
+    {"mono10", ChromaFormat::k400, 10},   {"mono12", ChromaFormat::k400, 12},
+    {"mono16", ChromaFormat::k400, 16},
+};
+
+int parse_dimension(const std::string& value, char tag, const std::string& path) {
+  if (value.empty() || value.size() > 6 ||
+      value.find_first_not_of("0123456789") != std::string::npos)
+    throw Error(fmt::format("{}: Y4M header has a malformed {} tag '{}'", path, tag, value));
+  return std::stoi(value);
+}
+
+// Reads one '\n'-terminated line into `line`. Returns false at EOF before
+// any byte. Throws if the line exceeds kMaxHeaderBytes or EOF cuts it.
+bool read_line(std::FILE* f, std::string& line, const std::string& path, const char* what) {
+  line.clear();
+  int c;
+  while ((c = std::fgetc(f)) != EOF) {
+    if (c == '\n') return true;
+    if (line.size() >= kMaxHeaderBytes)
+      throw Error(fmt::format("{}: {} is longer than {} bytes", path, what, kMaxHeaderBytes));
+    line.push_back(static_cast<char>(c));
+  }
+  if (line.empty()) return false;
+  throw Error(fmt::format("{}: file ends inside the {}", path, what));
+}
+
+class Y4mReader final : public VideoReader {
+ public:
+  Y4mReader(std::string path, std::FILE* f) : VideoReader(std::move(path), f) {
+    std::string header;
+    if (!read_line(file_, header, path_, "Y4M header")) fail("file is empty");
+    format_ = parse_y4m_header(header, path_);
+  }
+
+ protected:
+  bool begin_frame() override {
+    if (!read_line(file_, line_, path_, "FRAME header")) return false;
+    if (line_.compare(0, 5, "FRAME") != 0 || (line_.size() > 5 && line_[5] != ' '))
+      fail(fmt::format("frame {}: expected a FRAME header, found '{}'", frames_read_,
+                       line_.substr(0, 16)));
+    return true;
+  }
+
+ private:
+  std::string line_;
+};
+
+class RawReader final : public VideoReader {
+ public:
+  RawReader(std::string path, std::FILE* f, const RawVideoParams& p)
+      : VideoReader(std::move(path), f) {
+    format_ = VideoFormat{p.width, p.height, p.bit_depth, p.chroma};
+    validate_format(format_, path_);
+    if (std::fseek(file_, 0, SEEK_END) == 0) {
+      const long size = std::ftell(file_);
+      if (size == 0) fail("file is empty");
+      if (size > 0 && static_cast<std::size_t>(size) < format_.frame_bytes())
+        fail(fmt::format("file is shorter than one frame ({} bytes; a {}x{} {}p{} frame is {} "
+                         "bytes)",
+                         size, format_.width, format_.height, to_string(format_.chroma),
+                         format_.bit_depth, format_.frame_bytes()));
+      std::fseek(file_, 0, SEEK_SET);
+    }
+  }
+
+ protected:
+  bool begin_frame() override {
+    const int c = std::fgetc(file_);
+    if (c == EOF) return false;
+    std::ungetc(c, file_);
+    return true;
+  }
+};
+
+}  // namespace
+
+VideoReader::VideoReader(std::string path, std::FILE* file)
+    : path_(std::move(path)), file_(file) {}
+
+VideoReader::~VideoReader() {
+  if (file_) std::fclose(file_);
+}
+
+void VideoReader::fail(const std::string& what) const {
+  throw Error(fmt::format("{}: {}", path_, what));
+}
+
+void VideoReader::read_plane(Plane& plane, int plane_index) {
+  const int bps = format_.bytes_per_sample();
+  const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
+  const unsigned max_sample = (1u << format_.bit_depth) - 1;
+  for (int y = 0; y < plane.height; ++y) {
+    std::uint8_t* dst = plane.row<std::uint8_t>(y);
+    const std::size_t got = std::fread(bps == 1 ? dst : row_buffer_.get(), 1, row_bytes, file_);
+    if (got != row_bytes) {
+      fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the file ends)",
+                       frames_read_, plane_index, y, plane.height));
+    }
+    if (bps == 2) {
+      const std::uint8_t* src = row_buffer_.get();
+      auto* out = plane.row<std::uint16_t>(y);
+      unsigned any = 0;
+      for (int x = 0; x < plane.width; ++x) {
+        const unsigned v = src[2 * x] | (static_cast<unsigned>(src[2 * x + 1]) << 8);
+        out[x] = static_cast<std::uint16_t>(v);
+        any |= v;
+      }
+      if (any > max_sample) {
+        for (int x = 0; x < plane.width; ++x)
+          if (out[x] > max_sample)
+            fail(fmt::format("frame {}: sample {} at plane {} ({}, {}) exceeds the {}-bit "
+                             "maximum {}",
+                             frames_read_, out[x], plane_index, x, y, format_.bit_depth,
+                             max_sample));
+      }
+    }
+  }
+}
+
+bool VideoReader::read(Picture& picture) {
+  if (!begin_frame()) return false;
+  if (!(picture.format() == format_)) picture = Picture(format_);
+  if (format_.bytes_per_sample() == 2 && !row_buffer_)
+    row_buffer_ = std::make_unique<std::uint8_t[]>(static_cast<std::size_t>(format_.width) * 2);
+  for (int p = 0; p < picture.num_planes(); ++p) read_plane(picture.plane(p), p);
+  ++frames_read_;
+  return true;
+}
+
+bool VideoReader::skip(unsigned count) {
+  Picture scratch(format_);
+  for (unsigned i = 0; i < count; ++i)
+    if (!read(scratch)) return false;
+  return true;
+}
+
+VideoFormat parse_y4m_header(const std::string& header, const std::string& path) {
+  static const std::string kMagic = "YUV4MPEG2";
+  if (header.compare(0, kMagic.size(), kMagic) != 0)
+    throw Error(fmt::format("{}: not a Y4M file (no YUV4MPEG2 signature)", path));
+  VideoFormat f{0, 0, 8, ChromaFormat::k420};
+  bool have_w = false, have_h = false;
+  std::size_t pos = kMagic.size();
+  while (pos < header.size()) {
+    if (header[pos] == ' ') { ++pos; continue; }
+    std::size_t end = header.find(' ', pos);
+    if (end == std::string::npos) end = header.size();
+    const char tag = header[pos];
+    const std::string value = header.substr(pos + 1, end - pos - 1);
+    switch (tag) {
+      case 'W': f.width = parse_dimension(value, 'W', path); have_w = true; break;
+      case 'H': f.height = parse_dimension(value, 'H', path); have_h = true; break;
+      case 'I':
+        if (value == "t" || value == "b" || value == "m")
+          throw Error(fmt::format("{}: interlaced Y4M input (tag I{}) is not supported; "
+                                  "deinterlace it first",
+                                  path, value));
+        if (value != "p" && value != "?")
+          throw Error(fmt::format("{}: Y4M header has an unknown interlacing tag I{}", path,
+                                  value));
+        break;
+      case 'C': {
+        bool found = false;
+        for (const ColorSpace& cs : kColorSpaces)
+          if (value == cs.tag) {
+            f.chroma = cs.chroma;
+            f.bit_depth = cs.bit_depth;
+            found = true;
+          }
+        if (!found)
+          throw Error(fmt::format("{}: unsupported Y4M colour space C{}", path, value));
+        break;
+      }
+      case 'F': case 'A': case 'X':
+        break;  // frame rate, aspect and extensions do not change the scores
+      default:
+        throw Error(fmt::format("{}: Y4M header has an unknown tag '{}'", path,
+                                header.substr(pos, end - pos)));
+    }
+    pos = end;
+  }
+  if (!have_w || !have_h)
+    throw Error(fmt::format("{}: Y4M header lacks the {} tag", path, have_w ? "H" : "W"));
+  validate_format(f, path);
+  return f;
+}
+
+ChromaFormat parse_chroma_format(const std::string& text) {
+  if (text == "420") return ChromaFormat::k420;
+  if (text == "422") return ChromaFormat::k422;
+  if (text == "444") return ChromaFormat::k444;
+  if (text == "400") return ChromaFormat::k400;
+  throw Error(fmt::format("unsupported pixel format '{}' (400, 420, 422 or 444)", text));
+}
+
+std::unique_ptr<VideoReader> open_video(const std::string& path, const RawVideoParams* raw) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  // The reader owns `f` from its base constructor on, also when a derived
+  // constructor throws.
+  if (raw) return std::make_unique<RawReader>(path, f, *raw);
+  return std::make_unique<Y4mReader>(path, f);
+}
+
+}  // namespace vqe

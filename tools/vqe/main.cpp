@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// `vqe`: libvmaf-compatible command line for scoring a distorted video
+// against its reference.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "io/video_reader.h"
+#include "output/output.h"
+#include "vqe/error.h"
+#include "vqe/feature_extractor.h"
+#include "vqe/vqe.h"
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "--feature name=opt=val:opt=val" or "--feature name" (libvmaf syntax).
+vqe::FeatureRequest parse_feature(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  vqe::FeatureRequest r;
+  r.extractor = text.substr(0, eq);
+  if (r.extractor.empty()) throw vqe::Error(fmt::format("--feature: no name in '{}'", text));
+  if (eq != std::string::npos)
+    r.options = vqe::parse_option_string(text.substr(eq + 1), "--feature " + r.extractor);
+  return r;
+}
+
+std::string list_extractors() {
+  std::string out;
+  for (const vqe::ExtractorInfo* e : vqe::all_extractors()) {
+    out += fmt::format("  {}\n", e->name);
+    for (const vqe::OptionSpec& o : e->options)
+      out += fmt::format("      {}{}  {}\n", o.name, o.alias.empty() ? "" : " (" + o.alias + ")",
+                         o.help);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "VQE: full-reference video quality metrics (VMAF, PSNR, SSIM, ...) with libvmaf's numbers.\n"
+      "Example: vqe -r ref.y4m -d dist.y4m --feature psnr --json -o out.json",
+      "vqe"};
+  app.set_help_flag("--help", "Print this help and exit (-h is the height, as in libvmaf)");
+  app.get_formatter()->column_width(34);
+
+  std::string reference, distorted, output, pixel_format = "420", precision_text, backend = "cpu";
+  int width = 0, height = 0, bitdepth = 8, gpu = 0;
+  unsigned threads = 0, subsample = 1, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
+  std::vector<std::string> features, models;
+  bool xml = false, json = false, csv = false, sub = false, quiet = false, no_prediction = false,
+       verbose = false, list_features = false;
+  std::string cpumask;
+
+  app.add_option("-r,--reference", reference, "Reference video (.y4m, or raw .yuv with -w -h -p -b)");
+  app.add_option("-d,--distorted", distorted, "Distorted video (.y4m, or raw .yuv with -w -h -p -b)");
+  app.add_option("-w,--width", width, "Width of raw input, in pixels")->check(CLI::Range(1, 32768));
+  app.add_option("-h,--height", height, "Height of raw input, in pixels")->check(CLI::Range(1, 32768));
+  app.add_option("-p,--pixel_format", pixel_format, "Chroma format of raw input: 420, 422, 444 or 400")
+      ->check(CLI::IsMember({"400", "420", "422", "444"}));
+  app.add_option("-b,--bitdepth", bitdepth, "Bit depth of raw input: 8, 10, 12 or 16")
+      ->check(CLI::IsMember({8, 10, 12, 16}));
+  app.add_option("-m,--model", models,
+                 "Model: version=NAME[:name=LABEL][:enable_transform][:disable_clip] or "
+                 "path=FILE.json; repeatable (default: version=vmaf_v0.6.1)");
+  app.add_option("-o,--output", output, "Write results to this file ('-' = stdout)");
+  app.add_flag("--xml", xml, "Write XML (default)");
+  app.add_flag("--json", json, "Write JSON");
+  app.add_flag("--csv", csv, "Write CSV");
+  app.add_flag("--sub", sub, "Write a subtitle (.sub) file");
+  app.add_option("--threads", threads, "Worker threads (0 = compute on the main thread)")
+      ->check(CLI::Range(0u, 1024u));
+  app.add_option("--feature", features,
+                 "Extra feature extractor: NAME[=opt=val[:opt=val...]]; repeatable "
+                 "(--list-features shows them)");
+  app.add_option("--subsample", subsample, "Score every N-th frame")->check(CLI::Range(1u, 1u << 30));
+  app.add_option("--frame_cnt", frame_cnt, "Score at most N frames");
+  app.add_option("--frame_skip_ref", skip_ref, "Skip the first N frames of the reference");
+  app.add_option("--frame_skip_dist", skip_dist, "Skip the first N frames of the distorted");
+  app.add_option("--precision", precision_text,
+                 "Number format: 'max' (%.17g, round-trips) or N significant digits "
+                 "(default: libvmaf's %.6f)");
+  app.add_option("--cpumask", cpumask, "Bitmask of instruction sets to disable (libvmaf)");
+  app.add_option("--backend", backend, "cpu, cuda or auto")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  app.add_option("--gpu", gpu, "CUDA device index")->check(CLI::Range(0, 255));
+  app.add_flag("-q,--quiet", quiet, "No progress line");
+  app.add_flag("-n,--no_prediction", no_prediction, "Extract features only, no VMAF model");
+  app.add_flag("--verbose", verbose, "Print what is computed where");
+  app.add_flag("--list-features", list_features, "List feature extractors and their options");
+  app.set_version_flag("-v,--version", std::string("vqe ") + VQE_VERSION);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  if (list_features) {
+    std::cout << list_extractors();
+    return 0;
+  }
+
+  try {
+    if (reference.empty() || distorted.empty())
+      throw vqe::Error("both -r/--reference and -d/--distorted are required (see --help)");
+    if (xml + json + csv + sub > 1) throw vqe::Error("choose one of --xml, --json, --csv, --sub");
+    vqe::OutputInfo out_info;
+    out_info.format = json  ? vqe::OutputFormat::kJson
+                      : csv ? vqe::OutputFormat::kCsv
+                      : sub ? vqe::OutputFormat::kSub
+                            : vqe::OutputFormat::kXml;
+    if (!precision_text.empty()) out_info.precision = vqe::parse_precision(precision_text);
+    if (backend == "cuda")
+      throw vqe::Error("--backend cuda: this build has no CUDA backend yet");
+    if (backend == "auto" && verbose) std::cerr << "backend auto: using the CPU\n";
+
+    std::vector<vqe::FeatureRequest> requests;
+    if (!no_prediction || !models.empty())
+      throw vqe::Error(
+          "VMAF models are not available in this build yet: pass -n/--no_prediction and "
+          "--feature NAME");
+    for (const std::string& f : features) requests.push_back(parse_feature(f));
+    if (requests.empty()) throw vqe::Error("nothing to compute: give --feature NAME");
+
+    const bool any_raw = !ends_with(reference, ".y4m") || !ends_with(distorted, ".y4m");
+    vqe::RawVideoParams raw{width, height, bitdepth, vqe::parse_chroma_format(pixel_format)};
+    if (any_raw && (width == 0 || height == 0))
+      throw vqe::Error("raw (non-.y4m) input needs -w, -h, -p and -b");
+    auto ref_reader = vqe::open_video(reference, ends_with(reference, ".y4m") ? nullptr : &raw);
+    auto dist_reader = vqe::open_video(distorted, ends_with(distorted, ".y4m") ? nullptr : &raw);
+
+    vqe::JobConfig config;
+    config.features = requests;
+    config.threads = threads;
+    config.subsample = subsample;
+    config.frame_cnt = frame_cnt;
+    config.frame_skip_ref = skip_ref;
+    config.frame_skip_dist = skip_dist;
+    config.on_warning = [](const std::string& w) { std::cerr << "warning: " << w << "\n"; };
+    const bool show_progress = !quiet && isatty(STDERR_FILENO);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (show_progress)
+      config.on_progress = [&](unsigned n) {
+        if (n % 10 && n > 1) return;
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::cerr << fmt::format("\r{} frame{} {:.2f} FPS\033[K", n, n == 1 ? " " : "s",
+                                 s > 0 ? n / s : 0.0);
+      };
+
+    vqe::JobResult result = vqe::run_job(*ref_reader, *dist_reader, config);
+    if (show_progress) std::cerr << "\n";
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    out_info.subsample = subsample;
+    out_info.width = result.format.width;
+    out_info.height = result.format.height;
+    out_info.fps = seconds > 0 ? result.frames / seconds : 0;
+    out_info.version = std::string("vqe ") + VQE_VERSION;
+    if (output.empty()) {
+      // No output file: print each feature's pooled mean, as a quick look.
+      for (const std::string& name : result.features.names())
+        if (auto v = result.features.pooled(name, vqe::PoolMethod::kMean, subsample))
+          std::cout << fmt::format("{}: {}\n", name, vqe::format_value(*v, out_info.precision));
+      for (const auto& [name, v] : result.features.aggregates())
+        std::cout << fmt::format("{}: {}\n", name, vqe::format_value(v, out_info.precision));
+    } else if (output == "-") {
+      vqe::write_output(std::cout, result.features, out_info);
+    } else {
+      // Write to memory first: no partial file is left behind on failure.
+      std::ostringstream buffer;
+      vqe::write_output(buffer, result.features, out_info);
+      std::ofstream file(output, std::ios::binary);
+      file << buffer.str();
+      file.close();
+      if (!file) throw vqe::Error(fmt::format("{}: cannot write the output file", output));
+    }
+  } catch (const vqe::Error& e) {
+    std::cerr << "\nvqe: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "\nvqe: internal error: " << e.what() << "\n";
+    return 3;
+  }
+  return 0;
+}
