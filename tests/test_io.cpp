@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Y4M and raw readers: header spellings, raw/Y4M equivalence, bad input.
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "io/video_reader.h"
+#include "test_util.h"
+#include "vqe/error.h"
+#include "vqe/feature_extractor.h"
+
+namespace vqe::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A Y4M file of `frames` frames whose samples follow a simple pattern.
+std::string make_y4m(const std::string& header, const VideoFormat& f, int frames) {
+  std::string s = header + "\n";
+  for (int n = 0; n < frames; ++n) {
+    s += "FRAME\n";
+    for (int p = 0; p < f.num_planes(); ++p)
+      for (int i = 0; i < f.plane_width(p) * f.plane_height(p); ++i) {
+        const unsigned v = (i * 7 + n * 13 + p * 31) & ((1u << f.bit_depth) - 1);
+        s.push_back(static_cast<char>(v & 0xff));
+        if (f.bit_depth > 8) s.push_back(static_cast<char>(v >> 8));
+      }
+  }
+  return s;
+}
+
+void expect_error_containing(const std::function<void()>& fn, const std::string& needle) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected vqe::Error containing '" << needle << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Y4mHeader, TagsInAnyOrderAndDefaults) {
+  VideoFormat f = parse_y4m_header("YUV4MPEG2 W33 H17 F25:1 Ip A1:1", "x");
+  EXPECT_EQ(f, (VideoFormat{33, 17, 8, ChromaFormat::k420}));
+  f = parse_y4m_header("YUV4MPEG2 XYSCSS=420P10 C420p10 A0:0 H4 W6 XCOLORRANGE=FULL", "x");
+  EXPECT_EQ(f, (VideoFormat{6, 4, 10, ChromaFormat::k420}));
+  EXPECT_EQ(parse_y4m_header("YUV4MPEG2 W2 H2 Cmono16", "x"),
+            (VideoFormat{2, 2, 16, ChromaFormat::k400}));
+  EXPECT_EQ(parse_y4m_header("YUV4MPEG2 W2 H2 C444p12", "x"),
+            (VideoFormat{2, 2, 12, ChromaFormat::k444}));
+  EXPECT_EQ(parse_y4m_header("YUV4MPEG2 W2 H2 C422", "x").chroma, ChromaFormat::k422);
+  for (const char* c : {"420jpeg", "420mpeg2", "420paldv", "420"})
+    EXPECT_EQ(parse_y4m_header(std::string("YUV4MPEG2 W2 H2 C") + c, "x").chroma,
+              ChromaFormat::k420);
+}
+
+TEST(Y4mHeader, RejectsInterlacedNamingTheTag) {
+  for (const char* tag : {"It", "Ib", "Im"})
+    expect_error_containing(
+        [&] { parse_y4m_header(std::string("YUV4MPEG2 W2 H2 ") + tag, "clip.y4m"); },
+        std::string("tag ") + tag);
+}
+
+TEST(Y4mHeader, RejectsMalformed) {
+  expect_error_containing([] { parse_y4m_header("RIFF W2 H2", "a.y4m"); }, "not a Y4M");
+  expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W2", "a.y4m"); }, "lacks the H");
+  expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W2 H-1", "a.y4m"); }, "malformed H");
+  expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W0 H2", "a.y4m"); }, "unsupported size");
+  expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W2 H2 C411", "a.y4m"); }, "C411");
+  expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W2 H2 Q9", "a.y4m"); }, "unknown tag");
+}
+
+TEST(Reader, ReadsFramesWithParametersAndLongHeaders) {
+  const VideoFormat f{5, 3, 10, ChromaFormat::k422};
+  std::string header = "YUV4MPEG2 W5 H3 C422p10";
+  for (int i = 0; i < 200; ++i) header += " XLONGTAG" + std::to_string(i) + "=value";
+  std::string bytes = make_y4m(header, f, 2);
+  // Parameters on the second FRAME line.
+  const std::size_t second = bytes.find("FRAME\n", bytes.find("FRAME\n") + 1);
+  bytes.replace(second, 6, "FRAME Ixyz XA=1\n");
+  auto path = write_temp("params.y4m", bytes);
+  auto r = open_video(path.string(), nullptr);
+  EXPECT_EQ(r->format(), f);
+  Picture pic;
+  ASSERT_TRUE(r->read(pic));
+  EXPECT_EQ(pic.plane(1).width, 3);  // ceil(5/2)
+  EXPECT_EQ(pic.plane(0).row<std::uint16_t>(0)[1], 7);
+  ASSERT_TRUE(r->read(pic));
+  EXPECT_EQ(pic.plane(0).row<std::uint16_t>(0)[0], 13);
+  EXPECT_FALSE(r->read(pic));
+}
+
+TEST(Reader, BadInputsNameFileAndFrame) {
+  const VideoFormat f{4, 4, 8, ChromaFormat::k420};
+  const std::string good = make_y4m("YUV4MPEG2 W4 H4 C420", f, 2);
+  Picture pic;
+  // Truncated last frame.
+  auto trunc = write_temp("trunc.y4m", good.substr(0, good.size() - 3));
+  auto r = open_video(trunc.string(), nullptr);
+  ASSERT_TRUE(r->read(pic));
+  expect_error_containing([&] { r->read(pic); }, "frame 1 is truncated");
+  // Empty file, Y4M and raw.
+  auto empty = write_temp("empty.y4m", "");
+  expect_error_containing([&] { open_video(empty.string(), nullptr); }, "empty");
+  RawVideoParams raw{4, 4, 8, ChromaFormat::k420};
+  auto empty_raw = write_temp("empty.yuv", "");
+  expect_error_containing([&] { open_video(empty_raw.string(), &raw); }, "empty");
+  // Raw file shorter than one frame.
+  auto short_raw = write_temp("short.yuv", std::string(10, '\0'));
+  expect_error_containing([&] { open_video(short_raw.string(), &raw); },
+                          "shorter than one frame");
+  // Garbage where a FRAME header belongs.
+  auto garbage = write_temp("garbage.y4m", "YUV4MPEG2 W4 H4\nFRAMX\n" + std::string(24, 'a'));
+  auto g = open_video(garbage.string(), nullptr);
+  expect_error_containing([&] { g->read(pic); }, "expected a FRAME header");
+  // Header never ends.
+  auto endless = write_temp("endless.y4m", "YUV4MPEG2 W4 H4 " + std::string(70000, 'X'));
+  expect_error_containing([&] { open_video(endless.string(), nullptr); }, "longer than");
+  // Missing file.
+  expect_error_containing([&] { open_video("/nonexistent/x.y4m", nullptr); }, "cannot open");
+  // Sample above the bit depth.
+  std::string hbd = "YUV4MPEG2 W2 H2 C420p10\nFRAME\n" + std::string(12, '\xff');
+  auto over = write_temp("over.y4m", hbd);
+  auto o = open_video(over.string(), nullptr);
+  expect_error_containing([&] { o->read(pic); }, "exceeds the 10-bit maximum");
+}
+
+// Runs every registered extractor alone over a pair; refused extractors are
+// recorded by name. Returns name -> per-frame values, plus refusals.
+std::map<std::string, std::vector<double>> all_features(const fs::path& ref, const fs::path& dist,
+                                                        std::set<std::string>* refused) {
+  std::map<std::string, std::vector<double>> out;
+  for (const ExtractorInfo* e : all_extractors()) {
+    try {
+      FeatureCollector fc = run_features(ref, dist, {{e->name, {}}});
+      for (const std::string& n : fc.names())
+        for (unsigned i = 0; i < fc.frame_count(); ++i)
+          out[n].push_back(fc.get(n, i).value_or(-12345.0));
+    } catch (const Error&) {
+      refused->insert(e->name);
+    }
+  }
+  return out;
+}
+
+TEST(Reader, HeaderSpellingsScoreLikeTheReference) {
+  VQE_REQUIRE_SHARED(shared);
+  const fs::path robust = shared / "testdata" / "clips" / "robust";
+  const fs::path ref = robust / "carphone_33x17_420p8_10f.y4m";
+  std::set<std::string> refused_same;
+  const auto same = all_features(ref, ref, &refused_same);
+  ASSERT_FALSE(same.empty());
+  int variants = 0;
+  for (const auto& e : fs::directory_iterator(robust)) {
+    const std::string name = e.path().filename().string();
+    if (name.find("__hdr_") == std::string::npos) continue;
+    ++variants;
+    std::set<std::string> refused;
+    EXPECT_EQ(all_features(ref, e.path(), &refused), same) << name;
+    EXPECT_EQ(refused, refused_same) << name;
+  }
+  EXPECT_EQ(variants, 5);
+}
+
+TEST(Reader, InterlacedClipIsRefused) {
+  VQE_REQUIRE_SHARED(shared);
+  const fs::path p =
+      shared / "testdata" / "clips" / "robust" / "carphone_33x17_420p8_10f__bad_interlaced.y4m";
+  expect_error_containing([&] { open_video(p.string(), nullptr); }, "interlaced");
+}
+
+TEST(Reader, RawAndY4mGiveIdenticalScores) {
+  VQE_REQUIRE_SHARED(shared);
+  const fs::path clips = shared / "testdata" / "clips";
+  struct Pair { fs::path ref, dist; };
+  std::vector<Pair> pairs;
+  for (const char* stem : {"robust/carphone_33x17_420p8_10f", "robust/carphone_33x17_422p10_10f",
+                           "robust/carphone_33x17_444p8_10f"}) {
+    const std::string tag = std::string(stem).find("p8") != std::string::npos ? "__x264_crf35"
+                                                                                : "__x265_crf35";
+    pairs.push_back({clips / (std::string(stem)), clips / (std::string(stem) + tag)});
+  }
+  pairs.push_back({clips / "ref/vmaf_src01_160x90_420p8_48f", clips / "dist/vmaf_src01_160x90_420p8_48f__vmaf_hrc01"});
+  for (const Pair& p : pairs) {
+    std::set<std::string> r1, r2;
+    auto y4m = all_features(p.ref.string() + ".y4m", p.dist.string() + ".y4m", &r1);
+    auto yuv = all_features(p.ref.string() + ".yuv", p.dist.string() + ".yuv", &r2);
+    EXPECT_FALSE(y4m.empty());
+    EXPECT_EQ(y4m, yuv) << p.dist;
+    EXPECT_EQ(r1, r2) << p.dist;
+  }
+}
+
+TEST(Pairing, MismatchedFormatsAreRefusedNamingBoth) {
+  const VideoFormat a{4, 4, 8, ChromaFormat::k420};
+  auto pa = write_temp("a.y4m", make_y4m("YUV4MPEG2 W4 H4 C420", a, 1));
+  auto pb = write_temp("b.y4m", make_y4m("YUV4MPEG2 W6 H4 C420", {6, 4, 8, ChromaFormat::k420}, 1));
+  auto pc = write_temp("c.y4m", make_y4m("YUV4MPEG2 W4 H4 C420p10", {4, 4, 10, ChromaFormat::k420}, 1));
+  auto pd = write_temp("d.y4m", make_y4m("YUV4MPEG2 W4 H4 C444", {4, 4, 8, ChromaFormat::k444}, 1));
+  JobConfig cfg;
+  cfg.features.push_back({"psnr", {}});
+  expect_error_containing([&] { run_pair(pa, pb, cfg); }, "4x4");
+  expect_error_containing([&] { run_pair(pa, pb, cfg); }, "6x4");
+  expect_error_containing([&] { run_pair(pa, pc, cfg); }, "10-bit");
+  expect_error_containing([&] { run_pair(pa, pd, cfg); }, "444p");
+}
+
+TEST(Pairing, DifferentLengthsScoreTheCommonPrefixWithAWarning) {
+  const VideoFormat f{4, 4, 8, ChromaFormat::k420};
+  auto three = write_temp("three.y4m", make_y4m("YUV4MPEG2 W4 H4", f, 3));
+  auto two = write_temp("two.y4m", make_y4m("YUV4MPEG2 W4 H4", f, 2));
+  JobConfig cfg;
+  cfg.features.push_back({"psnr", {}});
+  std::string warning;
+  cfg.on_warning = [&](const std::string& w) { warning = w; };
+  JobResult r = run_pair(three, two, cfg);
+  EXPECT_EQ(r.frames, 2u);
+  EXPECT_NE(warning.find(two.string() + " ended after 2 frames"), std::string::npos) << warning;
+}
+
+TEST(Pairing, FrameCountAndSkips) {
+  const VideoFormat f{4, 4, 8, ChromaFormat::k420};
+  auto five = write_temp("five.y4m", make_y4m("YUV4MPEG2 W4 H4", f, 5));
+  JobConfig cfg;
+  cfg.features.push_back({"psnr", {}});
+  cfg.frame_cnt = 2;
+  EXPECT_EQ(run_pair(five, five, cfg).frames, 2u);
+  cfg.frame_cnt = 0;
+  cfg.frame_skip_ref = 1;
+  cfg.frame_skip_dist = 1;
+  JobResult r = run_pair(five, five, cfg);
+  EXPECT_EQ(r.frames, 4u);
+  // Skipping shifts frames alike: identical content, PSNR at its cap (60 dB).
+  EXPECT_EQ(*r.features.get("psnr_y", 0), 60.0);
+  cfg.frame_skip_dist = 0;
+  r = run_pair(five, five, cfg);
+  EXPECT_LT(*r.features.get("psnr_y", 0), 60.0);
+  cfg.frame_skip_ref = 9;
+  expect_error_containing([&] { run_pair(five, five, cfg); }, "fewer than 9 frames");
+}
+
+}  // namespace
+}  // namespace vqe::test
