@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "backend/cuda/device.h"
 #include "io/video_reader.h"
 #include "output/output.h"
 #include "vqe/error.h"
@@ -124,9 +125,21 @@ int main(int argc, char** argv) {
                       : sub ? vqe::OutputFormat::kSub
                             : vqe::OutputFormat::kXml;
     if (!precision_text.empty()) out_info.precision = vqe::parse_precision(precision_text);
-    if (backend == "cuda")
-      throw vqe::Error("--backend cuda: this build has no CUDA backend yet");
-    if (backend == "auto" && verbose) std::cerr << "backend auto: using the CPU\n";
+    if (backend != "cpu") {
+      const int devices = vqe::cuda::device_count();
+      if (backend == "cuda") {
+        if (devices == 0)
+          throw vqe::Error(vqe::cuda::compiled_in()
+                               ? "--backend cuda: no CUDA device found"
+                               : "--backend cuda: this build has no CUDA backend");
+        throw vqe::Error("--backend cuda: the CUDA kernels are not implemented yet; use "
+                         "--backend cpu or auto");
+      }
+      std::cerr << (devices == 0 ? "backend auto: no CUDA device found, using the CPU\n"
+                                 : "backend auto: CUDA kernels not implemented yet, using the "
+                                   "CPU\n");
+    }
+    (void)gpu;
 
     std::vector<vqe::FeatureRequest> requests;
     if (!no_prediction || !models.empty())
