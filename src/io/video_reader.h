@@ -61,6 +61,10 @@ class VideoReader {
 /// or interlaced Y4M header, or an unsupported format.
 std::unique_ptr<VideoReader> open_video(const std::string& path, const RawVideoParams* raw);
 
+/// Reads a Y4M stream from an open file (taking ownership of `file`);
+/// `name` is used in messages. Used by open_video and the fuzz target.
+std::unique_ptr<VideoReader> open_y4m_stream(std::FILE* file, const std::string& name);
+
 /// Parses a Y4M stream header line (without the trailing newline) into a
 /// format. Exposed for tests and fuzzing. Throws vqe::Error with `path` in
 /// the message on unknown colour spaces, interlacing, or bad sizes.
