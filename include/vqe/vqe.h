@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vqe/feature_collector.h"
+#include "vqe/model.h"
 #include "vqe/options.h"
 #include "vqe/picture.h"
 
@@ -25,6 +26,11 @@ struct FeatureRequest {
 
 /// What to compute and how. Defaults match libvmaf's `vmaf` CLI.
 struct JobConfig {
+  /// VMAF models to predict per frame. Their features are extracted first
+  /// (with the options the model asks for), then `features`.
+  std::vector<Model> models;
+  /// Features computed but not predicted (libvmaf -n with -m).
+  bool no_prediction = false;
   std::vector<FeatureRequest> features;
   /// Worker threads; 0 or 1 computes on the calling thread. Results are
   /// bit-identical for every value.

@@ -142,6 +142,31 @@ std::string request_key(const FeatureRequest& r) {
   return key;
 }
 
+// Per-frame model scores from the collected features, on the subsample grid.
+void predict_models(const JobConfig& config,
+                    const std::vector<std::vector<std::string>>& model_inputs,
+                    unsigned subsample, JobResult& result) {
+  for (std::size_t m = 0; m < config.models.size(); ++m) {
+    const Model& model = config.models[m];
+    const std::vector<std::string>& inputs = model_inputs[m];
+    const std::vector<std::string> outputs = model.output_names();
+    for (const std::string& name : outputs) result.features.declare(name);
+    std::vector<double> values(inputs.size());
+    std::vector<double> scores(outputs.size());
+    for (unsigned i = 0; i < result.frames; i += subsample) {
+      for (std::size_t k = 0; k < inputs.size(); ++k) {
+        const auto v = result.features.get(inputs[k], i);
+        if (!v)
+          throw Error(fmt::format("model '{}': feature '{}' has no value at frame {}",
+                                  model.origin(), inputs[k], i));
+        values[k] = *v;
+      }
+      model.predict(values, scores);
+      for (std::size_t k = 0; k < outputs.size(); ++k) result.features.set(outputs[k], i, scores[k]);
+    }
+  }
+}
+
 }  // namespace
 
 void check_pairable(const VideoReader& reference, const VideoReader& distorted) {
@@ -168,10 +193,29 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
   result.format = reference.format();
   const VideoFormat& format = result.format;
 
+  // Model inputs first (libvmaf registers model features before --feature),
+  // each with the emitted name under which predict() will read it.
+  std::vector<FeatureRequest> requests;
+  std::vector<std::vector<std::string>> model_inputs;
+  for (const Model& model : config.models) {
+    std::vector<std::string> names;
+    for (const ModelFeature& f : model.features()) {
+      const ExtractorInfo* info = find_extractor_by_feature(f.internal_name);
+      if (!info)
+        throw Error(fmt::format("model '{}' needs feature '{}', which no VQE extractor provides",
+                                model.origin(), f.internal_name));
+      requests.push_back({info->name, f.options});
+      names.push_back(ParsedOptions(info->name, info->options, f.options)
+                          .feature_name(f.internal_name));
+    }
+    model_inputs.push_back(std::move(names));
+  }
+  requests.insert(requests.end(), config.features.begin(), config.features.end());
+
   // Build each distinct extractor once, in request order.
   std::vector<std::unique_ptr<FeatureExtractor>> extractors;
   std::vector<std::string> seen;
-  for (const FeatureRequest& r : config.features) {
+  for (const FeatureRequest& r : requests) {
     const std::string key = request_key(r);
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
     seen.push_back(key);
@@ -247,6 +291,7 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
                             reference.path(), distorted.path()));
   result.frames = index;
   for (auto& e : extractors) e->flush(result.features);
+  if (!config.no_prediction) predict_models(config, model_inputs, subsample, result);
   return result;
 }
 

@@ -38,6 +38,31 @@ const std::vector<GoldenRun>& golden_runs() {
                                                        {"float_adm", "adm_enhn_gain_limit"}};
     for (const auto& [name, option] : egl)
       if (find_extractor(name)) out.push_back(extractor_run(name, {{option, "1"}}, name));
+    // Models, named as in the reference JSON.
+    const std::pair<const char*, const char*> models[] = {
+        {"vmaf_v0.6.1", "vmaf"},
+        {"vmaf_v0.6.1neg", "vmaf_neg"},
+        {"vmaf_4k_v0.6.1", "vmaf_4k"},
+        {"vmaf_b_v0.6.3", "vmaf_b"},
+        {"vmaf_float_v0.6.1", "vmaf_float"},
+        {"vmaf_float_v0.6.1neg", "vmaf_float_neg"},
+        {"vmaf_float_4k_v0.6.1", "vmaf_float_4k"},
+        {"vmaf_float_b_v0.6.3", "vmaf_float_b"},
+        {"vmaf_v1.0.16_3d0h", "vmaf_v1_3d0h"},
+        {"vmaf_v1.0.16_hfr_3d0h", "vmaf_v1_hfr_3d0h"},
+        {"vmaf_v1.0.16_1d5h_2160", "vmaf_v1_1d5h_2160"},
+    };
+    for (const auto& [version, name] : models) {
+      GoldenRun run;
+      run.label = std::string("model ") + version;
+      run.refusal_key = std::string(version).find("v1.0.16") != std::string::npos ? "models_v1"
+                                                                                   : "models";
+      Model model = Model::builtin(version);
+      model.set_name(name);
+      run.expected_features = model.output_names();
+      run.config.models.push_back(std::move(model));
+      out.push_back(std::move(run));
+    }
     return out;
   }();
   return runs;

@@ -141,13 +141,28 @@ int main(int argc, char** argv) {
     }
     (void)gpu;
 
-    std::vector<vqe::FeatureRequest> requests;
-    if (!no_prediction || !models.empty())
-      throw vqe::Error(
-          "VMAF models are not available in this build yet: pass -n/--no_prediction and "
-          "--feature NAME");
-    for (const std::string& f : features) requests.push_back(parse_feature(f));
-    if (requests.empty()) throw vqe::Error("nothing to compute: give --feature NAME");
+    vqe::JobConfig config;
+    std::vector<std::string> model_specs = models;
+    if (model_specs.empty() && !no_prediction)
+      model_specs.push_back("version=" + vqe::Model::default_version());
+    for (const std::string& spec : model_specs) {
+      config.models.push_back(vqe::load_model_spec(spec));
+      for (std::size_t i = 0; i + 1 < config.models.size(); ++i)
+        if (config.models[i].name() == config.models.back().name())
+          throw vqe::Error(fmt::format(
+              "two models are named '{}': give each a unique name with -m ...:name=NAME",
+              config.models.back().name()));
+    }
+    config.no_prediction = no_prediction;
+    for (const std::string& f : features) config.features.push_back(parse_feature(f));
+    if (config.features.empty() && config.models.empty())
+      throw vqe::Error("nothing to compute: give --feature NAME or a model (-m), or drop -n");
+    if (verbose) {
+      for (const vqe::Model& m : config.models)
+        std::cerr << fmt::format("model {} ({}){}\n", m.name(), m.origin(),
+                                 no_prediction ? ": features only (-n)" : "");
+      std::cerr << "backend: cpu\n";
+    }
 
     const bool any_raw = !ends_with(reference, ".y4m") || !ends_with(distorted, ".y4m");
     vqe::RawVideoParams raw{width, height, bitdepth, vqe::parse_chroma_format(pixel_format)};
@@ -156,8 +171,6 @@ int main(int argc, char** argv) {
     auto ref_reader = vqe::open_video(reference, ends_with(reference, ".y4m") ? nullptr : &raw);
     auto dist_reader = vqe::open_video(distorted, ends_with(distorted, ".y4m") ? nullptr : &raw);
 
-    vqe::JobConfig config;
-    config.features = requests;
     config.threads = threads;
     config.subsample = subsample;
     config.frame_cnt = frame_cnt;

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#pragma once
+/// @file Integer (fixed-point) ADM kernel: the scalar reference of libvmaf's
+/// `adm` extractor (libvmaf/src/feature/integer_adm.c, integer_adm.h,
+/// barten_csf_tools.h; plain C path), reproduced bit for bit.
+///
+/// Outline of the definition (libvmaf 3.2.0), per frame, on luma only:
+/// - four levels of a fixed-point Daubechies-2 (db2) DWT. Level 0 takes the
+///   samples (centred by subtracting half the range, 16-bit intermediates);
+///   levels 1–3 take the previous LL band in 32 bits. Each output index i
+///   uses input taps 2i-1..2i+2; tap -1 mirrors to 1 and taps n, n+1 mirror
+///   to n-1, n-2 (an asymmetric border). Bands are ceil(n/2) long.
+/// - decoupling: the distorted detail bands (h, v, d) are split into a
+///   "restored" part k·ref (k = dis/ref clamped to [0, 1], via a Q30
+///   reciprocal table) and an "additive" part dis − restored; where the
+///   (h, v) vectors of ref and dis are within 1 degree, the restored part
+///   may reach up to adm_enhn_gain_limit × itself (bounded by dis).
+/// - CSF: bands are weighted per level and orientation (Watson 1997 by
+///   default, fixed-point constants at level 0 for 3 heights at 1080 lines).
+/// - contrast masking: each restored coefficient is reduced by a threshold
+///   made of the CSF-weighted additive part's |x|/30 over a 3×3
+///   neighbourhood (+|x|/15 at the centre, summed over h, v, d), then cubed
+///   and summed (numerator). The reference's CSF-weighted bands cubed and
+///   summed make the denominator. Both skip a border of 10 % per side, get
+///   cube roots, and add a noise-floor term. AIM swaps the roles.
+///
+/// Every shift, rounding constant, 16/32-bit truncation, float/double mix
+/// and border rule is libvmaf's; comments name the few places where the
+/// reference's C relies on implementation-defined or undefined behaviour
+/// and what this code does there (the x86-64 gcc result).
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "features/adm/adm_csf.h"
+#include "vqe/picture.h"
+
+namespace vqe::adm {
+
+/// Number of DWT levels (libvmaf's scales 0..3).
+inline constexpr int kNumScales = 4;
+
+/// Smallest accepted width and height. Level 3's DWT needs at least 5
+/// samples on each side (ceil(n/8) >= 5); below that libvmaf 3.2.0 builds a
+/// tap index of -1 and reads memory outside the band (its results change
+/// from run to run). libvmaf 3.0/3.1 refused 32 px and below as well.
+inline constexpr int kMinSize = 33;
+
+/// Smallest accepted norm_view_dist × ref_display_height (3 × 1080):
+/// libvmaf's fixed-point pipeline refuses lower angular resolutions.
+inline constexpr double kMinViewDistTimesHeight = 3.0 * 1080;
+
+/// Options of the computation (libvmaf's adm_* options that change numbers).
+struct AdmParams {
+  double enhn_gain_limit = 100.0;  ///< >= 1; 1 disables enhancement gain
+  CsfParams csf{};                 ///< viewing condition and CSF
+  double noise_weight = 0.03125;   ///< noise-floor weight (>= 0)
+  bool skip_aim = false;           ///< AIM numerator left at 0
+  bool skip_scale0 = false;        ///< level 0 only low-passed: num 0, den 1e-10
+};
+
+/// Per-frame results, as libvmaf's integer_compute_adm returns them.
+struct AdmResult {
+  double adm2 = 1.0;  ///< num / den; 1 when den == 0 (after the limit)
+  double aim = 0.0;   ///< aim_num / den; 0 when den == 0 (libvmaf leaves it undefined)
+  double num = 0.0;   ///< Σ num_scale, 0 if below the numden limit
+  double den = 0.0;   ///< Σ den_scale, 0 if below the numden limit
+  std::array<float, kNumScales> num_scale{};  ///< per-level numerator (float)
+  std::array<float, kNumScales> den_scale{};  ///< per-level denominator (float)
+
+  /// integer_adm_scale<s>: num_scale / den_scale in double. libvmaf divides
+  /// unguarded; VQE returns 1 when den_scale is 0, which only happens with
+  /// adm_noise_weight = 0 on a reference without detail at that level
+  /// (libvmaf gives NaN or inf there).
+  double scale_score(int s) const {
+    if (den_scale[s] == 0.0f) return 1.0;
+    return static_cast<double>(num_scale[s]) / static_cast<double>(den_scale[s]);
+  }
+};
+
+/// Integer ADM of one video format. Holds every buffer (allocated once in the
+/// constructor); compute() allocates nothing. One instance per thread.
+class IntegerAdm {
+ public:
+  /// Prepares for `width` × `height` luma planes at `bit_depth` (8, 10, 12
+  /// or 16). Throws vqe::Error if width or height < kMinSize, if
+  /// norm_view_dist × ref_display_height < 3240, if a blend CSF mode has no
+  /// table for the viewing condition, or on a bad bit depth.
+  IntegerAdm(int width, int height, int bit_depth, const AdmParams& params);
+
+  /// Scores the luma planes `ref` and `dis` (width × height samples, uint8_t
+  /// at 8 bits and uint16_t above, strides in bytes).
+  AdmResult compute(const Plane& ref, const Plane& dis);
+
+ private:
+  /// Four bands of one level, row-major with stride stride0_ (level 0) or
+  /// stride1_ (levels 1-3), in samples.
+  template <typename T>
+  struct Bands {
+    std::vector<T> a, h, v, d;
+    T* orient(int theta) { return theta == 0 ? h.data() : theta == 1 ? v.data() : d.data(); }
+    const T* orient(int theta) const {
+      return theta == 0 ? h.data() : theta == 1 ? v.data() : d.data();
+    }
+  };
+
+  struct Scale0Weights {
+    std::uint16_t fixed[3];  ///< Q21 (h, v) and Q23 (d) weights
+    float weight[3];         ///< float weights (h, v, d)
+  };
+  struct ScaleNWeights {
+    std::uint32_t fixed[3];  ///< Q32 weights (h, v, d)
+    float weight[3];
+  };
+
+  template <typename T>
+  void dwt_level0(const Plane& src, Bands<std::int16_t>& dst, int w, int h);
+  template <typename S>
+  void dwt_level123(const S* ref_ll, const S* dis_ll, int src_stride, int w, int h, int scale);
+  void make_tap_indices(int w, int h);
+
+  void decouple_level0(int w, int h);
+  void decouple_level123(int w, int h);
+  float csf_denominator_level0(int w, int h) const;
+  float csf_denominator_level123(int w, int h, int scale) const;
+  void csf_level0(const Bands<std::int16_t>& src, int w, int h);
+  void csf_level123(const Bands<std::int32_t>& src, int w, int h, int scale);
+  float masked_sum_level0(const Bands<std::int16_t>& target, int w, int h,
+                          double noise_weight) const;
+  float masked_sum_level123(const Bands<std::int32_t>& target, int w, int h, int scale,
+                            double noise_weight) const;
+
+  int width_, height_, bit_depth_;
+  AdmParams params_;
+  int stride0_;  ///< samples per level-0 band row: ceil(width / 2)
+  int stride1_;  ///< samples per band row at levels 1-3: ceil(stride0_ / 2)
+  Scale0Weights w0_{};
+  std::array<ScaleNWeights, kNumScales> wn_{};  ///< entries 1..3 used
+  float cos_1deg_sq_;
+
+  std::array<std::vector<int>, 4> tap_y_, tap_x_;  ///< DWT input taps per output index
+  std::vector<std::int16_t> tmp16_;   ///< level-0 vertical pass: lo and hi rows
+  std::vector<std::int32_t> tmp32_;   ///< levels 1-3: ref lo/hi, dis lo/hi rows
+
+  // Level 0 (16-bit).
+  Bands<std::int16_t> ref16_, dis16_, restored16_, additive16_;
+  std::vector<std::int32_t> mask_sum0_, centre_sum0_;  ///< masker terms, Σ over h, v, d
+  // Levels 1–3 (32-bit).
+  Bands<std::int32_t> ref32_, dis32_, restored32_, additive32_;
+  std::vector<std::int32_t> mask_sum1_, centre_sum1_;
+  std::vector<std::int32_t> ll_ref_, ll_dis_;  ///< LL band of levels 1-2 feeding the next
+};
+
+}  // namespace vqe::adm

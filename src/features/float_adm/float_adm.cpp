@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The float_adm extractor: libvmaf's floating-point ADM / DLM
+// (libvmaf/src/feature/float_adm.c) on the luma plane.
+//
+// Emits VMAF_feature_adm2_score, _aim_score, _adm3_score and
+// _adm_scale0..3_score (aliases adm2, aim, adm3, adm_scale0..3) and, with
+// debug=true, adm, adm_num, adm_den, adm_num_scale0..3 and adm_den_scale0..3,
+// with libvmaf's option suffixes ("adm" is emitted without a suffix, as
+// libvmaf does, because it is missing from libvmaf's provided-feature list).
+// Accepts 8, 10, 12 and 16 bits (samples mapped to x / 2^(bpc-8) - 128).
+// Refuses frames narrower or shorter than 17 samples: libvmaf reads outside
+// its buffers there.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "features/float_adm/adm_kernels.h"
+#include "vqe/error.h"
+#include "vqe/feature_extractor.h"
+
+namespace vqe {
+namespace {
+
+using float_adm::AdmComputer;
+using float_adm::AdmParams;
+using float_adm::AdmResult;
+
+constexpr const char* kName = "float_adm";
+
+// libvmaf's provided_features of float_adm, verbatim (including the unused
+// "adm_scale0" entry).
+const char* const kProvided[] = {
+    "VMAF_feature_adm2_score",       "VMAF_feature_aim_score",
+    "VMAF_feature_adm3_score",       "VMAF_feature_adm_scale0_score",
+    "VMAF_feature_adm_scale1_score", "VMAF_feature_adm_scale2_score",
+    "VMAF_feature_adm_scale3_score", "adm_num",
+    "adm_den",                       "adm_scale0",
+    "adm_num_scale0",                "adm_den_scale0",
+    "adm_num_scale1",                "adm_den_scale1",
+    "adm_num_scale2",                "adm_den_scale2",
+    "adm_num_scale3",                "adm_den_scale3",
+};
+
+// One option declaration (name, alias used in feature-name suffixes, type,
+// default, inclusive range, help); feature parameters unless said otherwise.
+OptionSpec spec(std::string name, std::string alias, OptionSpec::Type type, double def,
+                double min, double max, std::string help, bool feature_param = true,
+                std::string default_string = {}) {
+  OptionSpec s;
+  s.name = std::move(name);
+  s.alias = std::move(alias);
+  s.type = type;
+  s.default_value = def;
+  s.min = min;
+  s.max = max;
+  s.default_string = std::move(default_string);
+  s.feature_param = feature_param;
+  s.help = std::move(help);
+  return s;
+}
+
+std::vector<OptionSpec> adm_options() {
+  using T = OptionSpec::Type;
+  const double kNoLimit = 1e300;
+  std::vector<OptionSpec> o;
+  o.push_back(spec("debug", "", T::kBool, 0, -kNoLimit, kNoLimit,
+                   "debug mode: enable additional output", false));
+  o.push_back(spec("adm_enhn_gain_limit", "egl", T::kDouble, 100.0, 1.0, 100.0,
+                   "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the gain "
+                   "is completely disabled"));
+  o.push_back(spec("adm_norm_view_dist", "nvd", T::kDouble, 3.0, 0.75, 24.0,
+                   "normalized viewing distance = viewing distance / ref display's physical "
+                   "height"));
+  o.push_back(spec("adm_noise_weight", "nw", T::kDouble, 0.03125, 0.0, 1500.0, "noise weight"));
+  o.push_back(spec("adm_csf_scale", "scf", T::kDouble, 1.0, 0.0, 50.0, "scale factor for the CSF"));
+  o.push_back(spec("adm_csf_diag_scale", "scfd", T::kDouble, 1.0, 0.0, 50.0,
+                   "scale factor for the CSF diag"));
+  o.push_back(spec("adm_ref_display_height", "rdf", T::kInt, 1080, 1, 4320,
+                   "reference display height in pixels"));
+  o.push_back(spec("adm_csf_mode", "csf", T::kInt, 0, 0, 9,
+                   "contrast sensitivity function (0 Watson, 1 Barten, 2 ADM; 3..9 fall back "
+                   "to Watson, as in libvmaf's float ADM)"));
+  o.push_back(spec("adm_bypass_cm", "bcm", T::kInt, 0, 0, 1, "bypass contrast masking (CM)"));
+  o.push_back(spec("adm_adm3_apply_hm", "aah", T::kBool, 0, -kNoLimit, kNoLimit,
+                   "apply harmonic mean to combine DLM and AIM"));
+  o.push_back(spec("adm_p_norm", "apn", T::kDouble, 3.0, 1.0, 20.0, "p-norm for energy vector"));
+  o.push_back(spec("adm_dlm_weight", "dlmw", T::kDouble, 0.5, 0.0, 1.0,
+                   "linear weighting between DLM and AIM; 1 corresponds to DLM-only"));
+  o.push_back(spec("adm_min_val", "min", T::kDouble, 0.0, 0.0, 1.0,
+                   "minimum value allowed; lower values will be clipped to this value"));
+  for (int f = 1; f <= 2; ++f)
+    for (int s = 0; s < 4; ++s)
+      o.push_back(spec(fmt::format("adm_f{}s{}", f, s), fmt::format("f{}s{}", f, s), T::kDouble,
+                       -1.0, -1.0, 10.0, fmt::format("factor{} scale{}", f, s)));
+  o.push_back(spec("adm_skip_aim_scale", "sasc", T::kInt, -1, 0, 3,
+                   "when set, skip AIM calculations for that scale"));
+  o.push_back(spec("adm_skip_scale0", "ssz", T::kBool, 0, -kNoLimit, kNoLimit,
+                   "skip the calculation of scale 0"));
+  return o;
+}
+
+/// Luma plane to floats as x / 2^(bpc-8) - 128 (libvmaf picture_copy with
+/// offset -128); dst stride = width floats.
+void luma_to_float(const Picture& pic, float* dst) {
+  const Plane& p = pic.plane(0);
+  const int bpc = pic.bit_depth();
+  if (bpc == 8) {
+    for (int y = 0; y < p.height; ++y) {
+      const std::uint8_t* s = p.row<std::uint8_t>(y);
+      float* d = dst + static_cast<std::ptrdiff_t>(y) * p.width;
+      for (int x = 0; x < p.width; ++x) d[x] = static_cast<float>(s[x]) + -128.0f;
+    }
+    return;
+  }
+  const float scaler = static_cast<float>(1 << (bpc - 8));
+  for (int y = 0; y < p.height; ++y) {
+    const std::uint16_t* s = p.row<std::uint16_t>(y);
+    float* d = dst + static_cast<std::ptrdiff_t>(y) * p.width;
+    for (int x = 0; x < p.width; ++x) d[x] = static_cast<float>(s[x]) / scaler + -128.0f;
+  }
+}
+
+class FloatAdm final : public FeatureExtractor {
+ public:
+  explicit FloatAdm(const ParsedOptions& opts) : opts_(opts) {
+    debug_ = opts.get_bool("debug");
+    params_.enhn_gain_limit = opts.get_double("adm_enhn_gain_limit");
+    params_.norm_view_dist = opts.get_double("adm_norm_view_dist");
+    params_.noise_weight = opts.get_double("adm_noise_weight");
+    params_.csf_scale = opts.get_double("adm_csf_scale");
+    params_.csf_diag_scale = opts.get_double("adm_csf_diag_scale");
+    params_.ref_display_height = opts.get_int("adm_ref_display_height");
+    params_.csf_mode = opts.get_int("adm_csf_mode");
+    params_.bypass_cm = opts.get_int("adm_bypass_cm");
+    params_.p_norm = opts.get_double("adm_p_norm");
+    for (int s = 0; s < 4; ++s) {
+      params_.f1[s] = opts.get_double(fmt::format("adm_f1s{}", s));
+      params_.f2[s] = opts.get_double(fmt::format("adm_f2s{}", s));
+    }
+    params_.skip_aim_scale = opts.get_int("adm_skip_aim_scale");
+    params_.skip_scale0 = opts.get_bool("adm_skip_scale0");
+    apply_hm_ = opts.get_bool("adm_adm3_apply_hm");
+    dlm_weight_ = opts.get_double("adm_dlm_weight");
+    min_val_ = opts.get_double("adm_min_val");
+    for (const char* f : kProvided) names_.push_back(opts.feature_name(f));
+  }
+
+  void init(const VideoFormat& format) override {
+    w_ = format.width;
+    h_ = format.height;
+    if (w_ < float_adm::kMinSide || h_ < float_adm::kMinSide)
+      throw Error(fmt::format("{}: frame {}x{} is smaller than the minimum {}x{} (each of the "
+                              "4 DWT levels needs bands of at least 2x2 samples)",
+                              kName, w_, h_, float_adm::kMinSide, float_adm::kMinSide));
+    const std::size_t n = static_cast<std::size_t>(w_) * h_;
+    ref_.assign(n, 0.0f);
+    dis_.assign(n, 0.0f);
+    computer_ = AdmComputer(w_, h_, params_);
+  }
+
+  std::vector<std::string> feature_names() const override {
+    std::vector<std::string> out(names_.begin(), names_.begin() + 7);
+    if (debug_) {
+      out.push_back("adm");
+      out.push_back(names_[7]);  // adm_num
+      out.push_back(names_[8]);  // adm_den
+      for (int k = 10; k < 18; ++k) out.push_back(names_[k]);
+    }
+    return out;
+  }
+
+  void extract(const Picture& reference, const Picture& distorted, unsigned index,
+               FeatureCollector& out) override {
+    luma_to_float(reference, ref_.data());
+    luma_to_float(distorted, dis_.data());
+    const AdmResult r = computer_.compute(ref_.data(), dis_.data(), w_);
+
+    auto at_least = [](double x, double floor) { return x > floor ? x : floor; };
+    out.set(names_[0], index, r.score);
+    out.set(names_[1], index, r.score_aim);
+    const double adm3 =
+        apply_hm_ ? 2 * r.score * r.score_aim / (r.score + r.score_aim)
+                  : r.score * dlm_weight_ + (1 - r.score_aim) * (1 - dlm_weight_);
+    out.set(names_[2], index, at_least(adm3, min_val_));
+    for (int s = 0; s < 4; ++s) out.set(names_[3 + s], index, r.num[s] / r.den[s]);
+    if (!debug_) return;
+    out.set("adm", index, r.score);
+    out.set(names_[7], index, r.num_total);
+    out.set(names_[8], index, r.den_total);
+    for (int s = 0; s < 4; ++s) {
+      out.set(names_[10 + 2 * s], index, r.num[s]);
+      out.set(names_[11 + 2 * s], index, r.den[s]);
+    }
+  }
+
+  std::unique_ptr<FeatureExtractor> clone() const override {
+    return std::make_unique<FloatAdm>(opts_);
+  }
+
+ private:
+  ParsedOptions opts_;
+  bool debug_ = false;
+  AdmParams params_;
+  bool apply_hm_ = false;
+  double dlm_weight_ = 0.5;
+  double min_val_ = 0.0;
+  std::vector<std::string> names_;
+  int w_ = 0, h_ = 0;
+  std::vector<float> ref_, dis_;
+  AdmComputer computer_;
+};
+
+const bool kRegistered = register_extractor({
+    .name = kName,
+    .options = adm_options(),
+    .provided_features = {std::begin(kProvided), std::end(kProvided)},
+    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<FloatAdm>(o);
+    },
+});
+
+}  // namespace
+}  // namespace vqe

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The "float_moment" extractor: first and second moments of the reference
+// and distorted luma planes (libvmaf 3.2.0 libvmaf/src/feature/float_moment.c,
+// moment.c), on the 8-bit scale.
+//
+// libvmaf converts samples to float divided by s = 2^(bpc-8), sums them (and
+// their float squares) in double and divides by the sample count. VQE sums
+// the integer samples x and x² exactly in 64 bits and divides once in double:
+// first moment Σx / (N·s), second moment Σx² / (N·s²). Up to 12 bits every
+// libvmaf term and sum is exact as well, so both give the same correctly
+// rounded quotient; at 16 bits libvmaf's float squares round, and the two
+// agree within a few 1e-8 relative.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vqe/error.h"
+#include "vqe/feature_extractor.h"
+
+namespace vqe {
+namespace {
+
+constexpr const char* kExtractor = "float_moment";
+
+/// Exact sums of one luma plane: Σx and Σx² of the integer samples.
+/// Bounds: x < 2^16 and N <= 2^30 give Σx² < 2^62.
+struct PlaneSums {
+  std::uint64_t sum = 0;
+  std::uint64_t sum_sq = 0;
+};
+
+template <typename T>
+PlaneSums plane_sums(const Plane& plane) {
+  PlaneSums s;
+  for (int y = 0; y < plane.height; ++y) {
+    const T* row = plane.row<T>(y);
+    // Per-row partials: a row of 32768 16-bit samples sums x² below 2^47.
+    std::uint64_t sum = 0, sum_sq = 0;
+    for (int x = 0; x < plane.width; ++x) {
+      const std::uint64_t v = row[x];
+      sum += v;
+      sum_sq += v * v;
+    }
+    s.sum += sum;
+    s.sum_sq += sum_sq;
+  }
+  return s;
+}
+
+/// float_moment: emits float_moment_ref1st, _dis1st, _ref2nd, _dis2nd for
+/// each frame (libvmaf's names; its provided-feature list names only
+/// "float_moment"). Any size >= 1x1, 8/10/12/16 bits.
+class FloatMoment final : public FeatureExtractor {
+ public:
+  explicit FloatMoment(const ParsedOptions& opts) : opts_(opts) {
+    for (const char* n : {"float_moment_ref1st", "float_moment_dis1st", "float_moment_ref2nd",
+                          "float_moment_dis2nd"})
+      names_.push_back(opts.feature_name(n));
+  }
+
+  void init(const VideoFormat& format) override {
+    validate_format(format, kExtractor);
+    format_ = format;
+    const double n = static_cast<double>(format.width) * static_cast<double>(format.height);
+    const double s = static_cast<double>(1 << (format.bit_depth - 8));
+    first_divisor_ = n * s;       // exact: n < 2^31, s <= 2^8
+    second_divisor_ = n * s * s;  // exact: < 2^47
+  }
+
+  std::vector<std::string> feature_names() const override { return names_; }
+
+  void extract(const Picture& reference, const Picture& distorted, unsigned index,
+               FeatureCollector& out) override {
+    const PlaneSums r = sums(reference.plane(0));
+    const PlaneSums d = sums(distorted.plane(0));
+    out.set(names_[0], index, static_cast<double>(r.sum) / first_divisor_);
+    out.set(names_[1], index, static_cast<double>(d.sum) / first_divisor_);
+    out.set(names_[2], index, static_cast<double>(r.sum_sq) / second_divisor_);
+    out.set(names_[3], index, static_cast<double>(d.sum_sq) / second_divisor_);
+  }
+
+  std::unique_ptr<FeatureExtractor> clone() const override {
+    return std::make_unique<FloatMoment>(opts_);
+  }
+
+ private:
+  PlaneSums sums(const Plane& plane) const {
+    return format_.bit_depth == 8 ? plane_sums<std::uint8_t>(plane)
+                                  : plane_sums<std::uint16_t>(plane);
+  }
+
+  ParsedOptions opts_;
+  std::vector<std::string> names_;
+  VideoFormat format_{};
+  double first_divisor_ = 1, second_divisor_ = 1;
+};
+
+const bool kRegistered = register_extractor({
+    .name = kExtractor,
+    .options = {},
+    .provided_features = {"float_moment"},
+    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<FloatMoment>(o);
+    },
+});
+
+}  // namespace
+}  // namespace vqe

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/// @file The `float_ms_ssim` extractor: 5-scale MS-SSIM (Wang et al. 2003) on
+/// luma, as libvmaf's libvmaf/src/feature/float_ms_ssim.c + ms_ssim.c.
+///
+/// Emits `float_ms_ssim` (0–1, or dB with enable_db) and, with enable_lcs,
+/// `float_ms_ssim_{l,c,s}_scale{0..4}` (per-scale mean luminance, contrast and
+/// structure terms). Accepts 8, 10, 12 and 16 bits (samples scaled to 8-bit
+/// range in float) and any chroma format (luma only).
+///
+/// Scale k+1 is scale k filtered with the 9×9 biorthogonal 9/7 low-pass kernel
+/// (symmetric borders) and decimated by 2 (size W/2 + (W&1)); each scale is
+/// scored by SSIM with the 11×11 Gaussian over the valid region, and
+/// MS-SSIM = Π_k l_k^α_k · c_k^β_k · s_k^γ_k with libvmaf's exponents.
+/// libvmaf requires floor(W / 2^k) >= 11 and floor(H / 2^k) >= 11 for
+/// k = 0..4, i.e. W, H >= 176; smaller pictures are refused in init().
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "features/float_ssim/iqa_ssim.h"
+#include "vqe/error.h"
+#include "vqe/feature_extractor.h"
+
+namespace vqe {
+namespace {
+
+constexpr int kScales = 5;
+// Smallest side accepted: libvmaf's check floor(side / 2^k) >= 11 for k < 5.
+constexpr int kMinSide = iqa::kGaussianLen << (kScales - 1);  // 176
+
+// 9×9 low-pass (9/7 biorthogonal wavelet) used to build the pyramid, as typed
+// in libvmaf's ms_ssim.c g_lpf (applied as a 2-D kernel).
+constexpr int kLpfLen = 9;
+constexpr float kLowPass[kLpfLen * kLpfLen] = {
+    0.000714f,  -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f, 0.000714f,
+    -0.000450f, 0.000283f,  0.001316f,  -0.004490f, -0.010146f, -0.004490f, 0.001316f,  0.000283f,  -0.000450f,
+    -0.002090f, 0.001316f,  0.006115f,  -0.020867f, -0.047149f, -0.020867f, 0.006115f,  0.001316f,  -0.002090f,
+    0.007132f,  -0.004490f, -0.020867f, 0.071207f,  0.160885f,  0.071207f,  -0.020867f, -0.004490f, 0.007132f,
+    0.016114f,  -0.010146f, -0.047149f, 0.160885f,  0.363505f,  0.160885f,  -0.047149f, -0.010146f, 0.016114f,
+    0.007132f,  -0.004490f, -0.020867f, 0.071207f,  0.160885f,  0.071207f,  -0.020867f, -0.004490f, 0.007132f,
+    -0.002090f, 0.001316f,  0.006115f,  -0.020867f, -0.047149f, -0.020867f, 0.006115f,  0.001316f,  -0.002090f,
+    -0.000450f, 0.000283f,  0.001316f,  -0.004490f, -0.010146f, -0.004490f, 0.001316f,  0.000283f,  -0.000450f,
+    0.000714f,  -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f, 0.000714f,
+};
+
+// Per-scale exponents (Wang's MS-SSIM weights as libvmaf types them).
+constexpr float kAlpha[kScales] = {0.0000f, 0.0000f, 0.0000f, 0.0000f, 0.1333f};
+constexpr float kBeta[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
+constexpr float kGamma[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
+
+class FloatMsSsim final : public FeatureExtractor {
+ public:
+  // Options resolved once, at construction; no ParsedOptions is kept.
+  struct Settings {
+    bool enable_lcs = false;
+    bool enable_db = false;
+    bool clip_db = false;
+    std::vector<std::string> names;  // emitted names, output order
+  };
+
+  explicit FloatMsSsim(const ParsedOptions& opts) : set_(settings_from(opts)) {}
+  explicit FloatMsSsim(Settings settings) : set_(std::move(settings)) {}
+
+  static Settings settings_from(const ParsedOptions& opts) {
+    Settings s;
+    s.enable_lcs = opts.get_bool("enable_lcs");
+    s.enable_db = opts.get_bool("enable_db");
+    s.clip_db = opts.get_bool("clip_db");
+    s.names.push_back(opts.feature_name("float_ms_ssim"));
+    if (s.enable_lcs)
+      for (const char* term : {"l", "c", "s"})
+        for (int k = 0; k < kScales; ++k)
+          s.names.push_back(opts.feature_name(fmt::format("float_ms_ssim_{}_scale{}", term, k)));
+    return s;
+  }
+
+  void init(const VideoFormat& format) override {
+    format_ = format;
+    const int w = format.width;
+    const int h = format.height;
+    if (w < kMinSide || h < kMinSide)
+      throw Error(fmt::format(
+          "float_ms_ssim: frame {}x{} is smaller than the minimum {}x{} ({} scales, each at "
+          "least {}x{} for the SSIM window)",
+          w, h, kMinSide, kMinSide, kScales, iqa::kGaussianLen, iqa::kGaussianLen));
+
+    max_db_ = std::numeric_limits<double>::infinity();
+    if (set_.clip_db) {
+      const unsigned peak = (1u << format.bit_depth) - 1u;
+      const double mse =
+          0.5 / static_cast<double>(static_cast<unsigned>(w) * static_cast<unsigned>(h));
+      max_db_ = std::ceil(10. * std::log10(static_cast<double>(peak * peak) / mse));
+    }
+
+    int cw = w, ch = h;
+    for (int k = 0; k < kScales; ++k) {
+      widths_[k] = cw;
+      heights_[k] = ch;
+      ref_[k].assign(static_cast<std::size_t>(cw) * ch, 0.0f);
+      dist_[k].assign(static_cast<std::size_t>(cw) * ch, 0.0f);
+      cw = iqa::decimated_size(cw, 2);
+      ch = iqa::decimated_size(ch, 2);
+    }
+    workspace_.reserve(w, h);
+  }
+
+  std::vector<std::string> feature_names() const override { return set_.names; }
+
+  void extract(const Picture& reference, const Picture& distorted, unsigned index,
+               FeatureCollector& out) override {
+    if (reference.format() != format_ || distorted.format() != format_)
+      throw Error("float_ms_ssim: picture format differs from the format given to init()");
+    iqa::luma_to_float(reference, ref_[0].data());
+    iqa::luma_to_float(distorted, dist_[0].data());
+    for (int k = 1; k < kScales; ++k) {
+      iqa::decimate(ref_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass, kLpfLen,
+                    ref_[k].data());
+      iqa::decimate(dist_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass, kLpfLen,
+                    dist_[k].data());
+    }
+
+    double l[kScales], c[kScales], s[kScales];
+    double ms_ssim = 1.0;
+    for (int k = 0; k < kScales; ++k) {
+      const iqa::SsimMeans m =
+          iqa::ssim_gaussian(ref_[k].data(), dist_[k].data(), widths_[k], heights_[k], workspace_);
+      ms_ssim *= std::pow(static_cast<double>(m.luminance), static_cast<double>(kAlpha[k])) *
+                 std::pow(static_cast<double>(m.contrast), static_cast<double>(kBeta[k])) *
+                 std::pow(static_cast<double>(m.structure), static_cast<double>(kGamma[k]));
+      l[k] = m.luminance;
+      c[k] = m.contrast;
+      s[k] = m.structure;
+      if (ms_ssim == std::numeric_limits<double>::infinity())
+        throw Error(fmt::format("float_ms_ssim: frame {}: the score is infinite", index));
+    }
+
+    double score = ms_ssim;
+    if (set_.enable_db) {
+      const double db = -10. * std::log10(1 - score);
+      score = db < max_db_ ? db : max_db_;  // libvmaf's MIN(db, max_db)
+    }
+    out.set(set_.names[0], index, score);
+    if (set_.enable_lcs) {
+      std::size_t i = 1;
+      for (const double* term : {l, c, s})
+        for (int k = 0; k < kScales; ++k) out.set(set_.names[i++], index, term[k]);
+    }
+  }
+
+  std::unique_ptr<FeatureExtractor> clone() const override {
+    return std::make_unique<FloatMsSsim>(set_);
+  }
+
+ private:
+  Settings set_;
+
+  VideoFormat format_{};
+  double max_db_ = 0;
+  int widths_[kScales] = {};
+  int heights_[kScales] = {};
+  std::vector<float> ref_[kScales], dist_[kScales];
+  iqa::SsimWorkspace workspace_;
+};
+
+OptionSpec bool_option(const char* name, const char* help) {
+  OptionSpec s;
+  s.name = name;
+  s.type = OptionSpec::Type::kBool;
+  s.default_value = 0;
+  s.feature_param = false;  // libvmaf declares no VMAF_OPT_FLAG_FEATURE_PARAM here
+  s.help = help;
+  return s;
+}
+
+const bool kRegistered = register_extractor({
+    .name = "float_ms_ssim",
+    .options = {bool_option("enable_lcs",
+                            "enable luminance, contrast and structure intermediate output"),
+                bool_option("enable_db", "write MS-SSIM values as dB"),
+                bool_option("clip_db", "clip dB scores")},
+    .provided_features = {"float_ms_ssim"},
+    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<FloatMsSsim>(o);
+    },
+});
+
+}  // namespace
+}  // namespace vqe

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/// @file The `float_ssim` extractor: single-scale SSIM on luma, as libvmaf's
+/// libvmaf/src/feature/float_ssim.c + ssim.c.
+///
+/// Emits `float_ssim` (0–1, or dB with enable_db) and, with enable_lcs,
+/// `float_ssim_l`, `float_ssim_c`, `float_ssim_s` (mean luminance, contrast and
+/// structure terms). Accepts 8, 10, 12 and 16 bits (samples scaled to 8-bit
+/// range in float) and any chroma format (luma only).
+///
+/// Like libvmaf (and unlike textbook SSIM) the pictures are first
+/// box-filtered and decimated by `scale` = max(1, round(min(W, H) / 256))
+/// unless the `scale` option overrides it, then SSIM uses only the valid
+/// region of an 11×11 Gaussian window. Pictures whose decimated size is below
+/// 11×11 are refused in init() (libvmaf returns meaningless values there).
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "features/float_ssim/iqa_ssim.h"
+#include "vqe/error.h"
+#include "vqe/feature_extractor.h"
+
+namespace vqe {
+namespace {
+
+// libvmaf's _round (iqa/math_utils.c): round half away from zero via truncation.
+int iqa_round(float a) {
+  const int sign = a > 0.0f ? 1 : -1;
+  const int t = static_cast<int>(a);
+  return a - t >= 0.5 ? t + sign : t;
+}
+
+class FloatSsim final : public FeatureExtractor {
+ public:
+  // Options resolved once, at construction. No ParsedOptions is kept, so an
+  // instance never depends on the lifetime of the one it was built from.
+  struct Settings {
+    bool enable_lcs = false;
+    bool enable_db = false;
+    bool clip_db = false;
+    int scale = 0;  // 0 = automatic
+    std::vector<std::string> names;  // emitted names, output order
+  };
+
+  explicit FloatSsim(const ParsedOptions& opts) : set_(settings_from(opts)) {}
+  explicit FloatSsim(Settings settings) : set_(std::move(settings)) {}
+
+  static Settings settings_from(const ParsedOptions& opts) {
+    Settings s;
+    s.enable_lcs = opts.get_bool("enable_lcs");
+    s.enable_db = opts.get_bool("enable_db");
+    s.clip_db = opts.get_bool("clip_db");
+    s.scale = opts.get_int("scale");
+    s.names.push_back(opts.feature_name("float_ssim"));
+    if (s.enable_lcs)
+      for (const char* n : {"float_ssim_l", "float_ssim_c", "float_ssim_s"})
+        s.names.push_back(opts.feature_name(n));
+    return s;
+  }
+
+  void init(const VideoFormat& format) override {
+    format_ = format;
+    const int w = format.width;
+    const int h = format.height;
+    scale_ = set_.scale > 0
+                 ? set_.scale
+                 : std::max(1, iqa_round(static_cast<float>(std::min(w, h)) / 256.0f));
+    work_w_ = scale_ > 1 ? iqa::decimated_size(w, scale_) : w;
+    work_h_ = scale_ > 1 ? iqa::decimated_size(h, scale_) : h;
+    if (work_w_ < iqa::kGaussianLen || work_h_ < iqa::kGaussianLen) {
+      if (scale_ > 1)
+        throw Error(fmt::format(
+            "float_ssim: frame {}x{} downscaled by {} is {}x{}, smaller than the minimum {}x{} "
+            "(the SSIM Gaussian window); use a smaller scale",
+            w, h, scale_, work_w_, work_h_, iqa::kGaussianLen, iqa::kGaussianLen));
+      throw Error(fmt::format(
+          "float_ssim: frame {}x{} is smaller than the minimum {}x{} (the SSIM Gaussian window)",
+          w, h, iqa::kGaussianLen, iqa::kGaussianLen));
+    }
+
+    // dB ceiling: 10·log10(peak² / (0.5 / (W·H))), rounded up (libvmaf init()).
+    max_db_ = std::numeric_limits<double>::infinity();
+    if (set_.clip_db) {
+      const unsigned peak = (1u << format.bit_depth) - 1u;
+      const double mse = 0.5 / static_cast<double>(static_cast<unsigned>(w) * static_cast<unsigned>(h));
+      max_db_ = std::ceil(10. * std::log10(static_cast<double>(peak * peak) / mse));
+    }
+
+    const std::size_t full = static_cast<std::size_t>(w) * h;
+    ref_.assign(full, 0.0f);
+    dist_.assign(full, 0.0f);
+    if (scale_ > 1) {
+      const std::size_t small = static_cast<std::size_t>(work_w_) * work_h_;
+      ref_small_.assign(small, 0.0f);
+      dist_small_.assign(small, 0.0f);
+      // Box filter of scale × scale taps, each 1/scale² (in float).
+      box_.assign(static_cast<std::size_t>(scale_) * scale_, 1.0f / (scale_ * scale_));
+    }
+    workspace_.reserve(work_w_, work_h_);
+  }
+
+  std::vector<std::string> feature_names() const override { return set_.names; }
+
+  void extract(const Picture& reference, const Picture& distorted, unsigned index,
+               FeatureCollector& out) override {
+    if (reference.format() != format_ || distorted.format() != format_)
+      throw Error("float_ssim: picture format differs from the format given to init()");
+    iqa::luma_to_float(reference, ref_.data());
+    iqa::luma_to_float(distorted, dist_.data());
+    const float* r = ref_.data();
+    const float* d = dist_.data();
+    if (scale_ > 1) {
+      iqa::decimate(r, format_.width, format_.height, scale_, box_.data(), scale_,
+                    ref_small_.data());
+      iqa::decimate(d, format_.width, format_.height, scale_, box_.data(), scale_,
+                    dist_small_.data());
+      r = ref_small_.data();
+      d = dist_small_.data();
+    }
+    const iqa::SsimMeans m = iqa::ssim_gaussian(r, d, work_w_, work_h_, workspace_);
+
+    double score = m.ssim;
+    if (set_.enable_db) {
+      const double db = -10. * std::log10(1 - score);
+      score = db < max_db_ ? db : max_db_;  // libvmaf's MIN(db, max_db)
+    }
+    out.set(set_.names[0], index, score);
+    if (set_.enable_lcs) {
+      out.set(set_.names[1], index, m.luminance);
+      out.set(set_.names[2], index, m.contrast);
+      out.set(set_.names[3], index, m.structure);
+    }
+  }
+
+  std::unique_ptr<FeatureExtractor> clone() const override {
+    return std::make_unique<FloatSsim>(set_);
+  }
+
+ private:
+  Settings set_;
+
+  VideoFormat format_{};
+  int scale_ = 1;
+  int work_w_ = 0;
+  int work_h_ = 0;
+  double max_db_ = 0;
+  std::vector<float> ref_, dist_, ref_small_, dist_small_, box_;
+  iqa::SsimWorkspace workspace_;
+};
+
+OptionSpec bool_option(const char* name, const char* help) {
+  OptionSpec s;
+  s.name = name;
+  s.type = OptionSpec::Type::kBool;
+  s.default_value = 0;
+  s.feature_param = false;  // libvmaf declares no VMAF_OPT_FLAG_FEATURE_PARAM here
+  s.help = help;
+  return s;
+}
+
+std::vector<OptionSpec> float_ssim_options() {
+  OptionSpec scale;
+  scale.name = "scale";
+  scale.type = OptionSpec::Type::kInt;
+  scale.default_value = 0;
+  scale.min = 0;
+  scale.max = 10;
+  scale.feature_param = false;
+  scale.help = "decimation scale factor (0=auto, 1=no downscaling, 2-10=explicit)";
+  return {bool_option("enable_lcs", "enable luminance, contrast and structure intermediate output"),
+          bool_option("enable_db", "write SSIM values as dB"),
+          bool_option("clip_db", "clip dB scores"), scale};
+}
+
+const bool kRegistered = register_extractor({
+    .name = "float_ssim",
+    .options = float_ssim_options(),
+    .provided_features = {"float_ssim"},
+    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<FloatSsim>(o);
+    },
+});
+
+}  // namespace
+}  // namespace vqe

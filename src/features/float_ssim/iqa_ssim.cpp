@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "features/float_ssim/iqa_ssim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "vqe/error.h"
+
+namespace vqe::iqa {
+namespace {
+
+// 1-D taps of the 11-point Gaussian window (sigma 1.5) as libvmaf types them
+// (iqa/ssim_tools.h g_gaussian_window_h / _v, identical).
+constexpr float kGaussianTaps[kGaussianLen] = {
+    0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
+    0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f};
+
+// Index into [0, n) reflected once about each edge (-1 -> 0, n -> n-1), as
+// KBND_SYMMETRIC. Callers stay within one reflection; the clamp only guards
+// memory safety.
+inline int reflect(int i, int n) {
+  if (i < 0) i = -1 - i;
+  else if (i >= n) i = 2 * n - 1 - i;
+  return std::clamp(i, 0, n - 1);
+}
+
+// Valid-region separable Gaussian blur of a width × height image into a
+// (width−10) × (height−10) image. `row_pass` holds (width−10) × height
+// floats. `dst` may alias `src`: every read of src happens in the first pass.
+void gaussian_blur_valid(const float* src, int width, int height, float* row_pass,
+                         float* dst) {
+  const int out_w = width - (kGaussianLen - 1);
+  const int out_h = height - (kGaussianLen - 1);
+  for (int y = 0; y < height; ++y) {
+    const float* in = src + static_cast<std::ptrdiff_t>(y) * width;
+    float* out = row_pass + static_cast<std::ptrdiff_t>(y) * out_w;
+    for (int x = 0; x < out_w; ++x) {
+      double sum = 0.0;
+      for (int k = 0; k < kGaussianLen; ++k) sum += in[x + k] * kGaussianTaps[k];
+      out[x] = static_cast<float>(sum);
+    }
+  }
+  for (int y = 0; y < out_h; ++y) {
+    float* out = dst + static_cast<std::ptrdiff_t>(y) * out_w;
+    for (int x = 0; x < out_w; ++x) {
+      double sum = 0.0;
+      const float* col = row_pass + static_cast<std::ptrdiff_t>(y) * out_w + x;
+      for (int k = 0; k < kGaussianLen; ++k)
+        sum += col[static_cast<std::ptrdiff_t>(k) * out_w] * kGaussianTaps[k];
+      out[x] = static_cast<float>(sum);
+    }
+  }
+}
+
+}  // namespace
+
+void SsimWorkspace::reserve(int width, int height) {
+  if (width < kGaussianLen || height < kGaussianLen)
+    throw Error(fmt::format("ssim: image {}x{} is smaller than the {}x{} window", width, height,
+                            kGaussianLen, kGaussianLen));
+  width_ = width;
+  height_ = height;
+  const std::size_t full = static_cast<std::size_t>(width) * height;
+  const std::size_t valid =
+      static_cast<std::size_t>(width - (kGaussianLen - 1)) * (height - (kGaussianLen - 1));
+  square_ref_.assign(full, 0.0f);
+  square_dist_.assign(full, 0.0f);
+  cross_.assign(full, 0.0f);
+  mu_ref_.assign(valid, 0.0f);
+  mu_dist_.assign(valid, 0.0f);
+  row_pass_.assign(static_cast<std::size_t>(width - (kGaussianLen - 1)) * height, 0.0f);
+}
+
+SsimMeans ssim_gaussian(const float* reference, const float* distorted, int width, int height,
+                        SsimWorkspace& ws) {
+  if (width < kGaussianLen || height < kGaussianLen || width > ws.width_ ||
+      height > ws.height_ ||
+      static_cast<std::size_t>(width) * height > ws.square_ref_.size())
+    throw Error(fmt::format("ssim: image {}x{} does not fit the workspace {}x{} or the {}x{} window",
+                            width, height, ws.width_, ws.height_, kGaussianLen, kGaussianLen));
+
+  // Single-precision constants exactly as libvmaf forms them (K*L in float).
+  const float c1 = (0.01f * 255) * (0.01f * 255);
+  const float c2 = (0.03f * 255) * (0.03f * 255);
+  const float c3 = c2 / 2.0f;
+
+  const std::size_t n = static_cast<std::size_t>(width) * height;
+  float* sq_ref = ws.square_ref_.data();
+  float* sq_dist = ws.square_dist_.data();
+  float* cross = ws.cross_.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    sq_ref[i] = reference[i] * reference[i];
+    sq_dist[i] = distorted[i] * distorted[i];
+    cross[i] = reference[i] * distorted[i];
+  }
+
+  float* mu_ref = ws.mu_ref_.data();
+  float* mu_dist = ws.mu_dist_.data();
+  float* row_pass = ws.row_pass_.data();
+  gaussian_blur_valid(reference, width, height, row_pass, mu_ref);
+  gaussian_blur_valid(distorted, width, height, row_pass, mu_dist);
+  // The second-moment maps are blurred in place into their first valid-size entries.
+  gaussian_blur_valid(sq_ref, width, height, row_pass, sq_ref);
+  gaussian_blur_valid(sq_dist, width, height, row_pass, sq_dist);
+  gaussian_blur_valid(cross, width, height, row_pass, cross);
+
+  const int out_w = width - (kGaussianLen - 1);
+  const int out_h = height - (kGaussianLen - 1);
+  const std::size_t m = static_cast<std::size_t>(out_w) * out_h;
+
+  double ssim_sum = 0.0, l_sum = 0.0, c_sum = 0.0, s_sum = 0.0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const float mr = mu_ref[i];
+    const float md = mu_dist[i];
+    // Variances and covariance in float; variances floored at zero (compared in double).
+    float var_ref = sq_ref[i] - mr * mr;
+    float var_dist = sq_dist[i] - md * md;
+    var_ref = (0.0 > var_ref) ? 0.0f : var_ref;
+    var_dist = (0.0 > var_dist) ? 0.0f : var_dist;
+    const float covar = cross[i] - mr * md;
+
+    const float sigma_product =
+        static_cast<float>(std::sqrt(static_cast<double>(var_ref * var_dist)));
+    const double l = (2.0 * mr * md + c1) / static_cast<double>(mr * mr + md * md + c1);
+    const double c = (2.0 * sigma_product + c2) / static_cast<double>(var_ref + var_dist + c2);
+    // A flat window of identical images can leave a tiny negative covariance
+    // where sigma_product is 0; libvmaf treats it as 0 so that s is 1.
+    const float covar_clamped = (covar < 0.0f && sigma_product <= 0.0f) ? 0.0f : covar;
+    const float s_float = (covar_clamped + c3) / (sigma_product + c3);
+    const double s = s_float;
+
+    ssim_sum += l * c * s;
+    l_sum += l;
+    c_sum += c;
+    s_sum += s;
+  }
+  const double count = static_cast<double>(out_w * out_h);
+  SsimMeans out;
+  out.luminance = static_cast<float>(l_sum / count);
+  out.contrast = static_cast<float>(c_sum / count);
+  out.structure = static_cast<float>(s_sum / count);
+  out.ssim = static_cast<float>(ssim_sum / count);
+  return out;
+}
+
+void decimate(const float* src, int width, int height, int factor, const float* kernel,
+              int kernel_size, float* dst) {
+  const int out_w = decimated_size(width, factor);
+  const int out_h = decimated_size(height, factor);
+  const int half = kernel_size / 2;
+  const int last = half - (kernel_size % 2 == 0 ? 1 : 0);  // taps span [-half, last]
+  for (int y = 0; y < out_h; ++y) {
+    for (int x = 0; x < out_w; ++x) {
+      const int cx = x * factor;
+      const int cy = y * factor;
+      double sum = 0.0;
+      int k = 0;
+      for (int v = -half; v <= last; ++v) {
+        const float* row = src + static_cast<std::ptrdiff_t>(reflect(cy + v, height)) * width;
+        for (int u = -half; u <= last; ++u, ++k) sum += row[reflect(cx + u, width)] * kernel[k];
+      }
+      dst[static_cast<std::ptrdiff_t>(y) * out_w + x] = static_cast<float>(sum);
+    }
+  }
+}
+
+void luma_to_float(const Picture& picture, float* dst) {
+  const Plane& luma = picture.plane(0);
+  const int w = luma.width;
+  const int h = luma.height;
+  if (picture.bit_depth() == 8) {
+    for (int y = 0; y < h; ++y) {
+      const std::uint8_t* in = luma.row<std::uint8_t>(y);
+      float* out = dst + static_cast<std::ptrdiff_t>(y) * w;
+      for (int x = 0; x < w; ++x) out[x] = static_cast<float>(in[x]);
+    }
+    return;
+  }
+  // libvmaf's picture_copy divides in float by 2^(bpc-8) for 10, 12 and 16 bits.
+  const float divisor = picture.bit_depth() == 10   ? 4.0f
+                        : picture.bit_depth() == 12 ? 16.0f
+                                                    : 256.0f;
+  for (int y = 0; y < h; ++y) {
+    const std::uint16_t* in = luma.row<std::uint16_t>(y);
+    float* out = dst + static_cast<std::ptrdiff_t>(y) * w;
+    for (int x = 0; x < w; ++x) out[x] = static_cast<float>(in[x]) / divisor;
+  }
+}
+
+}  // namespace vqe::iqa

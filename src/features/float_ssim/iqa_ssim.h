@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#pragma once
+/// @file Scalar SSIM building blocks shared by float_ssim and float_ms_ssim.
+///
+/// These reproduce libvmaf's copy of the IQA library (libvmaf/src/feature/
+/// iqa/{convolve,decimate,ssim_tools}.c, ssim.c, ms_ssim.c) with the same
+/// float/double mix and summation order, so results agree with libvmaf to the
+/// last bit on the plain C path:
+///   - an 11×11 Gaussian window applied separably (1-D taps, float products
+///     accumulated in double, rounded to float per pass) over the *valid*
+///     region only: a W×H image gives (W−10)×(H−10) local statistics;
+///   - per-pixel luminance, contrast and structure terms with K1 = 0.01,
+///     K2 = 0.03, L = 255 (so inputs are on an 8-bit scale at every depth);
+///   - decimation by symmetric-boundary 2-D filtering sampled every
+///     `factor` pixels, output size W/factor + (W&1) (libvmaf's formula, kept
+///     as is even for factors above 2).
+/// Images are dense float arrays, row-major, stride = width (in samples).
+
+#include <cstddef>
+#include <vector>
+
+#include "vqe/picture.h"
+
+namespace vqe::iqa {
+
+/// Side of libvmaf's SSIM Gaussian window (iqa/ssim_tools.h GAUSSIAN_LEN).
+inline constexpr int kGaussianLen = 11;
+
+/// Means of the per-pixel SSIM terms over the valid region, each rounded to
+/// float as libvmaf's _iqa_ssim returns them.
+struct SsimMeans {
+  float ssim = 0;       ///< mean of l·c·s
+  float luminance = 0;  ///< mean of l
+  float contrast = 0;   ///< mean of c
+  float structure = 0;  ///< mean of s
+};
+
+/// Scratch buffers for ssim_gaussian() on images up to a given size.
+/// Allocate once (in an extractor's init()) and reuse for every frame.
+class SsimWorkspace {
+ public:
+  SsimWorkspace() = default;
+  /// Sizes the buffers for images of `width` × `height` samples with
+  /// width, height >= kGaussianLen.
+  void reserve(int width, int height);
+  int width() const { return width_; }
+  int height() const { return height_; }
+
+ private:
+  friend SsimMeans ssim_gaussian(const float*, const float*, int, int, SsimWorkspace&);
+  int width_ = 0;
+  int height_ = 0;
+  std::vector<float> square_ref_, square_dist_, cross_;  // width × height
+  std::vector<float> mu_ref_, mu_dist_;                  // (w−10) × (h−10)
+  std::vector<float> row_pass_;                          // (w−10) × h
+};
+
+/// SSIM of two `width` × `height` float images (dense, stride = width) with
+/// libvmaf's default arguments: 11×11 Gaussian window, valid region only.
+/// Requires width, height >= kGaussianLen and a workspace reserved for at
+/// least this size (checked; throws vqe::Error otherwise).
+/// Source: libvmaf iqa/ssim_tools.c _iqa_ssim (default-argument branch) with
+/// iqa/convolve.c _iqa_convolve (IQA_CONVOLVE_1D).
+SsimMeans ssim_gaussian(const float* reference, const float* distorted, int width, int height,
+                        SsimWorkspace& workspace);
+
+/// Size of an image after decimate(): width / factor + (width & 1), and the
+/// same for height (libvmaf iqa/decimate.c).
+inline int decimated_size(int size, int factor) { return size / factor + (size & 1); }
+
+/// Filters `src` (`width` × `height`, dense) with the `kernel_size` ×
+/// `kernel_size` row-major 2-D `kernel` at every `factor`-th pixel, reading
+/// outside the image by single symmetric reflection (-1-x, 2w-1-x), and
+/// writes the decimated_size() image to `dst` (dense; must not alias `src`).
+/// Products are float, accumulated in double, rounded to float.
+/// Source: libvmaf iqa/decimate.c _iqa_decimate and iqa/convolve.c
+/// _iqa_filter_pixel with KBND_SYMMETRIC.
+void decimate(const float* src, int width, int height, int factor, const float* kernel,
+              int kernel_size, float* dst);
+
+/// Converts the luma plane of `picture` to floats on an 8-bit scale, as
+/// libvmaf's picture_copy(): 8-bit samples as is, 10/12/16-bit samples
+/// divided (in float) by 4, 16 or 256. `dst` holds width × height floats,
+/// dense. Accepts bit depths 8, 10, 12, 16.
+void luma_to_float(const Picture& picture, float* dst);
+
+}  // namespace vqe::iqa

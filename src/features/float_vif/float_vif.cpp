@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The float_vif extractor: libvmaf's floating-point multi-scale VIF
+// (libvmaf/src/feature/float_vif.c) on the luma plane.
+//
+// Emits VMAF_feature_vif_scale0..3_score (aliases vif_scale0..3) and, with
+// debug=true, vif, vif_num, vif_den, vif_num_scale0..3 and vif_den_scale0..3,
+// each with libvmaf's option suffix. Accepts 8, 10, 12 and 16 bits; samples
+// are mapped to x / 2^(bpc-8) - 128 in float as libvmaf's picture_copy does.
+// Refuses frames whose (prescaled) side is below the size at which libvmaf's
+// mirrored filter reads stay inside the picture (16 for the default options).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "features/float_vif/vif_kernels.h"
+#include "vqe/error.h"
+#include "vqe/feature_extractor.h"
+
+namespace vqe {
+namespace {
+
+using float_vif::ScaleMethod;
+using float_vif::VifComputer;
+using float_vif::VifParams;
+using float_vif::VifResult;
+
+constexpr const char* kName = "float_vif";
+
+const char* const kProvided[] = {
+    "VMAF_feature_vif_scale0_score", "VMAF_feature_vif_scale1_score",
+    "VMAF_feature_vif_scale2_score", "VMAF_feature_vif_scale3_score",
+    "vif", "vif_num", "vif_den", "vif_num_scale0", "vif_den_scale0",
+    "vif_num_scale1", "vif_den_scale1", "vif_num_scale2", "vif_den_scale2",
+    "vif_num_scale3", "vif_den_scale3",
+};
+
+// One option declaration (name, alias used in feature-name suffixes, type,
+// default, inclusive range, help); feature parameters unless said otherwise.
+OptionSpec spec(std::string name, std::string alias, OptionSpec::Type type, double def,
+                double min, double max, std::string help, bool feature_param = true,
+                std::string default_string = {}) {
+  OptionSpec s;
+  s.name = std::move(name);
+  s.alias = std::move(alias);
+  s.type = type;
+  s.default_value = def;
+  s.min = min;
+  s.max = max;
+  s.default_string = std::move(default_string);
+  s.feature_param = feature_param;
+  s.help = std::move(help);
+  return s;
+}
+
+std::vector<OptionSpec> vif_options() {
+  using T = OptionSpec::Type;
+  const double kNoLimit = 1e300;
+  std::vector<OptionSpec> o;
+  o.push_back(spec("debug", "", T::kBool, 0, -kNoLimit, kNoLimit,
+                   "debug mode: enable additional output", false));
+  o.push_back(spec("vif_enhn_gain_limit", "egl", T::kDouble, 100.0, 1.0, 100.0,
+                   "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain "
+                   "is completely disabled"));
+  o.push_back(spec("vif_kernelscale", "ks", T::kDouble, 1.0, 0.1, 4.0,
+                   "scaling factor for the gaussian kernel (2.0 means multiplying the standard "
+                   "deviation by 2 and enlarge the kernel size accordingly"));
+  o.push_back(spec("vif_prescale", "ps", T::kDouble, 1.0, 0.1, 4.0,
+                   "scaling factor for the frame (2.0 means making the image twice as large on "
+                   "each dimension)"));
+  for (int s = 1; s <= 3; ++s)
+    o.push_back(spec(fmt::format("vif_scale{}_min_val", s), fmt::format("s{}miv", s), T::kDouble,
+                     0.0, 0.0, 1.0,
+                     "minimum value allowed; smaller values will be set to this value"));
+  o.push_back(spec("vif_prescale_method", "pm", T::kString, 0, -kNoLimit, kNoLimit,
+                   "scaling method for the frame, supported options: [nearest, bilinear, "
+                   "bicubic, lanczos4]",
+                   true, "nearest"));
+  o.push_back(spec("vif_sigma_nsq", "snsq", T::kDouble, 2.0, 0.0, 5.0, "neural noise variance"));
+  o.push_back(spec("vif_skip_scale0", "ssclz", T::kBool, 0, -kNoLimit, kNoLimit,
+                   "when set, skip scale 0 calculations"));
+  return o;
+}
+
+/// Copies the luma plane into floats as x / 2^(bpc-8) - 128
+/// (libvmaf picture_copy with offset -128). dst stride = width floats.
+void luma_to_float(const Picture& pic, float* dst) {
+  const Plane& p = pic.plane(0);
+  const int bpc = pic.bit_depth();
+  if (bpc == 8) {
+    for (int y = 0; y < p.height; ++y) {
+      const std::uint8_t* s = p.row<std::uint8_t>(y);
+      float* d = dst + static_cast<std::ptrdiff_t>(y) * p.width;
+      for (int x = 0; x < p.width; ++x) d[x] = static_cast<float>(s[x]) + -128.0f;
+    }
+    return;
+  }
+  // 10, 12, 16 bits: divide by 4, 16, 256 in float (exact), then offset.
+  const float scaler = static_cast<float>(1 << (bpc - 8));
+  for (int y = 0; y < p.height; ++y) {
+    const std::uint16_t* s = p.row<std::uint16_t>(y);
+    float* d = dst + static_cast<std::ptrdiff_t>(y) * p.width;
+    for (int x = 0; x < p.width; ++x) d[x] = static_cast<float>(s[x]) / scaler + -128.0f;
+  }
+}
+
+class FloatVif final : public FeatureExtractor {
+ public:
+  explicit FloatVif(const ParsedOptions& opts) : opts_(opts) {
+    debug_ = opts.get_bool("debug");
+    params_.enhn_gain_limit = opts.get_double("vif_enhn_gain_limit");
+    params_.kernelscale = opts.get_double("vif_kernelscale");
+    params_.skip_scale0 = opts.get_bool("vif_skip_scale0");
+    params_.sigma_nsq = opts.get_double("vif_sigma_nsq");
+    prescale_ = opts.get_double("vif_prescale");
+    for (int s = 1; s <= 3; ++s) min_val_[s] = opts.get_double(fmt::format("vif_scale{}_min_val", s));
+    const std::string& method = opts.get_string("vif_prescale_method");
+    if (!float_vif::parse_scale_method(method, &method_))
+      throw Error(fmt::format("{}: invalid vif_prescale_method '{}' (supported: nearest, "
+                              "bilinear, bicubic, lanczos4)",
+                              kName, method));
+    if (!float_vif::kernelscale_is_valid(params_.kernelscale))
+      throw Error(fmt::format("{}: invalid vif_kernelscale {:g} (accepted: 1, 0.5, 1.5, 2, 2/3, "
+                              "2.4, 360/97, 4/3, 3.5/3, 3.75/3, 4.25/3, 5/3, 3, 1/2.25, 1.4746, "
+                              "1.54, 1.6, 1.06667, 0.711111, 0.74074, 1.111111)",
+                              kName, params_.kernelscale));
+    for (const char* f : kProvided) names_.push_back(opts.feature_name(f));
+  }
+
+  void init(const VideoFormat& format) override {
+    w_ = format.width;
+    h_ = format.height;
+    scaled_w_ = static_cast<int>(w_ * prescale_ + 0.5);
+    scaled_h_ = static_cast<int>(h_ * prescale_ + 0.5);
+    if (method_ == ScaleMethod::kBilinear && scaled_w_ > float_vif::kBilinearMaxWidth)
+      throw Error(fmt::format("{}: bilinear prescaling to width {} exceeds the maximum {}", kName,
+                              scaled_w_, float_vif::kBilinearMaxWidth));
+    const int min = float_vif::min_side(static_cast<float>(params_.kernelscale),
+                                        params_.skip_scale0);
+    if (scaled_w_ < min || scaled_h_ < min) {
+      const std::string scaled =
+          (scaled_w_ != w_ || scaled_h_ != h_)
+              ? fmt::format(" (prescaled to {}x{})", scaled_w_, scaled_h_)
+              : std::string();
+      throw Error(fmt::format("{}: frame {}x{}{} is smaller than the minimum {}x{} for "
+                              "vif_kernelscale={:g}{}",
+                              kName, w_, h_, scaled, min, min, params_.kernelscale,
+                              params_.skip_scale0 ? " with vif_skip_scale0" : ""));
+    }
+    const std::size_t n = static_cast<std::size_t>(w_) * h_;
+    ref_.assign(n, 0.0f);
+    dis_.assign(n, 0.0f);
+    if (scaled_w_ != w_ || scaled_h_ != h_) {
+      const std::size_t m = static_cast<std::size_t>(scaled_w_) * scaled_h_;
+      ref_scaled_.assign(m, 0.0f);
+      dis_scaled_.assign(m, 0.0f);
+    }
+    computer_ = VifComputer(scaled_w_, scaled_h_, params_);
+  }
+
+  std::vector<std::string> feature_names() const override {
+    if (debug_) return names_;
+    return {names_.begin(), names_.begin() + 4};
+  }
+
+  void extract(const Picture& reference, const Picture& distorted, unsigned index,
+               FeatureCollector& out) override {
+    luma_to_float(reference, ref_.data());
+    luma_to_float(distorted, dis_.data());
+    const float* r = ref_.data();
+    const float* d = dis_.data();
+    if (!ref_scaled_.empty()) {
+      float_vif::scale_frame(method_, ref_.data(), w_, h_, w_, ref_scaled_.data(), scaled_w_,
+                             scaled_h_, scaled_w_);
+      float_vif::scale_frame(method_, dis_.data(), w_, h_, w_, dis_scaled_.data(), scaled_w_,
+                             scaled_h_, scaled_w_);
+      r = ref_scaled_.data();
+      d = dis_scaled_.data();
+    }
+    const VifResult v = computer_.compute(r, d, scaled_w_);
+
+    // max(x, floor) evaluated as libvmaf's MAX macro (a NaN ratio gives floor).
+    auto at_least = [](double x, double floor) { return x > floor ? x : floor; };
+    out.set(names_[0], index, params_.skip_scale0 ? 0.0 : v.num[0] / v.den[0]);
+    for (int s = 1; s <= 3; ++s) out.set(names_[s], index, at_least(v.num[s] / v.den[s], min_val_[s]));
+    if (!debug_) return;
+    out.set(names_[4], index, v.score);
+    out.set(names_[5], index, v.num_total);
+    out.set(names_[6], index, v.den_total);
+    for (int s = 0; s < 4; ++s) {
+      const bool skipped = s == 0 && params_.skip_scale0;
+      out.set(names_[7 + 2 * s], index, skipped ? 0.0 : v.num[s]);
+      out.set(names_[8 + 2 * s], index, skipped ? -1.0 : v.den[s]);
+    }
+  }
+
+  std::unique_ptr<FeatureExtractor> clone() const override {
+    return std::make_unique<FloatVif>(opts_);
+  }
+
+ private:
+  ParsedOptions opts_;
+  bool debug_ = false;
+  VifParams params_;
+  double prescale_ = 1.0;
+  double min_val_[4] = {0, 0, 0, 0};
+  ScaleMethod method_ = ScaleMethod::kNearest;
+  std::vector<std::string> names_;
+  int w_ = 0, h_ = 0, scaled_w_ = 0, scaled_h_ = 0;
+  std::vector<float> ref_, dis_, ref_scaled_, dis_scaled_;
+  VifComputer computer_;
+};
+
+const bool kRegistered = register_extractor({
+    .name = kName,
+    .options = vif_options(),
+    .provided_features = {std::begin(kProvided), std::end(kProvided)},
+    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<FloatVif>(o);
+    },
+});
+
+}  // namespace
+}  // namespace vqe

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The integer motion extractor "motion" (libvmaf 3.2.0
+// libvmaf/src/feature/integer_motion.c), with an option reproducing libvmaf
+// 3.0/3.1 motion (motion_legacy).
+//
+// Per frame i it emits the SAD score m[i] (VMAF_integer_feature_motion_sad_score,
+// and integer_motion with debug=true); at the end of the video it emits
+// integer_motion2 (the smaller of m[i] and m[i+1]) and integer_motion3 (motion2
+// blended and clipped), which need the next frame.
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "features/motion/motion_kernels.h"
+#include "vqe/error.h"
+#include "vqe/feature_extractor.h"
+
+namespace vqe {
+namespace {
+
+constexpr const char* kExtractor = "motion";
+constexpr const char* kSadName = "VMAF_integer_feature_motion_sad_score";
+constexpr const char* kMotionName = "VMAF_integer_feature_motion_score";
+constexpr const char* kMotion2Name = "VMAF_integer_feature_motion2_score";
+constexpr const char* kMotion3Name = "VMAF_integer_feature_motion3_score";
+
+// libvmaf's MIN macro: the first argument unless the second is smaller.
+double vmaf_min(double a, double b) { return a < b ? a : b; }
+
+// libvmaf motion_blend_tools.h: blends a score with its value clipped at
+// `offset`, by `factor`.
+double motion_blend(double score, double factor, double offset) {
+  return score * factor + (1 - factor) * vmaf_min(offset, score);
+}
+
+OptionSpec bool_option(const char* name, const char* alias, bool feature_param,
+                       const char* help) {
+  OptionSpec o;
+  o.name = name;
+  o.alias = alias;
+  o.type = OptionSpec::Type::kBool;
+  o.default_value = 0;
+  o.feature_param = feature_param;
+  o.help = help;
+  return o;
+}
+
+OptionSpec double_option(const char* name, const char* alias, double default_value, double min,
+                         double max, const char* help) {
+  OptionSpec o;
+  o.name = name;
+  o.alias = alias;
+  o.type = OptionSpec::Type::kDouble;
+  o.default_value = default_value;
+  o.min = min;
+  o.max = max;
+  o.help = help;
+  return o;
+}
+
+// libvmaf 3.2.0's options of "motion" (names, aliases, defaults, ranges and
+// feature-parameter flags as in integer_motion.c), plus motion_legacy.
+std::vector<OptionSpec> motion_options() {
+  return {
+      bool_option("motion_force_zero", "force_0", true, "forcing motion score to zero"),
+      double_option("motion_blend_factor", "mbf", 1.0, 0.0, 1.0,
+                    "blend motion score given an offset"),
+      double_option("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0,
+                    "blend motion score starting from this offset"),
+      double_option("motion_fps_weight", "mfw", 1.0, 0.0, 5.0,
+                    "fps-aware multiplicative weight/correction"),
+      double_option("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0,
+                    "maximum value allowed; larger values will be clipped to this value"),
+      bool_option("motion_five_frame_window", "mffw", true, "use five-frame temporal window"),
+      bool_option("motion_moving_average", "mma", true,
+                  "use moving average for motion scores after first frame"),
+      bool_option("debug", "", false, "debug mode: enable additional output"),
+      // VQE addition. Not a feature parameter: the emitted names stay those
+      // of libvmaf 3.0/3.1 (integer_motion2, ...), so a VMAF model and old
+      // dashboards read the legacy values under the names they know.
+      bool_option("motion_legacy", "", false,
+                  "libvmaf 3.0/3.1 motion: blur each frame, then SAD of the blurred frames "
+                  "(far border mirrored as 2n-1-i; score rounded to float)"),
+  };
+}
+
+/// libvmaf 3.2.0 integer motion (and, with motion_legacy, 3.0/3.1 motion).
+/// Reads the reference luma only; distorted pictures are ignored. Accepts
+/// any size >= 1x1 at 8, 10, 12 and 16 bits (below 3x3 libvmaf reads outside
+/// the frame; VQE folds the mirror until it is inside, see motion_kernels.h).
+class IntegerMotion final : public FeatureExtractor {
+ public:
+  explicit IntegerMotion(const ParsedOptions& opts)
+      : opts_(opts),
+        force_zero_(opts.get_bool("motion_force_zero")),
+        blend_factor_(opts.get_double("motion_blend_factor")),
+        blend_offset_(opts.get_double("motion_blend_offset")),
+        fps_weight_(opts.get_double("motion_fps_weight")),
+        max_val_(opts.get_double("motion_max_val")),
+        five_frame_(opts.get_bool("motion_five_frame_window")),
+        moving_average_(opts.get_bool("motion_moving_average")),
+        debug_(opts.get_bool("debug")),
+        legacy_(opts.get_bool("motion_legacy")),
+        sad_name_(opts.feature_name(kSadName)),
+        motion_name_(opts.feature_name(kMotionName)),
+        motion2_name_(opts.feature_name(kMotion2Name)),
+        motion3_name_(opts.feature_name(kMotion3Name)) {}
+
+  void init(const VideoFormat& format) override {
+    validate_format(format, kExtractor);
+    format_ = format;
+    const std::size_t samples = static_cast<std::size_t>(format.width) * format.height;
+    frame_stride_ = format.width;
+    if (legacy_) {
+      // Three blurred frames: current, previous and the one before.
+      blur_.assign(3 * samples, 0);
+      blur_row_.assign(static_cast<std::size_t>(format.width) + 2 * motion::kRadius, 0);
+    } else {
+      // Three raw luma copies (current, n-1, n-2) in the input's sample size.
+      luma_.assign(3 * samples * format.bytes_per_sample(), 0);
+      diff_row_.assign(static_cast<std::size_t>(format.width) + 2 * motion::kRadius, 0);
+    }
+    sad_.clear();
+    sad_.reserve(4096);
+    frames_ = 0;
+  }
+
+  std::vector<std::string> feature_names() const override {
+    std::vector<std::string> names{sad_name_};
+    if (debug_) names.push_back(motion_name_);
+    names.push_back(motion2_name_);
+    names.push_back(motion3_name_);
+    return names;
+  }
+
+  void extract(const Picture& reference, const Picture& distorted, unsigned index,
+               FeatureCollector& out) override {
+    (void)distorted;
+    if (index != frames_)
+      throw Error(fmt::format("{}: frame {} arrived out of order (expected frame {})",
+                              kExtractor, index, frames_));
+    const unsigned step = five_frame_ ? 2 : 1;  // distance to the frame compared with
+    const bool compare = !force_zero_ && index >= step;
+    double score = 0.0;
+
+    if (legacy_) {
+      // The 3.0 extractor blurs every frame (even under force_zero it emits
+      // zeros only; blurring is skipped then).
+      if (!force_zero_) {
+        blur_current(reference, index);
+        if (compare) {
+          const std::uint64_t sad =
+              motion::legacy_sad(blurred(index - step), blurred(index), frame_stride_,
+                                 format_.width, format_.height);
+          // libvmaf 3.0: (float)(sad / 256.) / (w * h), a float division.
+          const unsigned area = static_cast<unsigned>(format_.width) *
+                                static_cast<unsigned>(format_.height);
+          const float legacy = static_cast<float>(static_cast<double>(sad) / 256.0) /
+                               static_cast<float>(area);
+          score = vmaf_min(static_cast<double>(legacy) * fps_weight_, max_val_);
+        }
+      }
+    } else if (!force_zero_) {
+      if (compare) {
+        const std::uint64_t sad = format_.bit_depth == 8 ? sad_against<std::uint8_t>(reference, index - step)
+                                                         : sad_against<std::uint16_t>(reference, index - step);
+        const unsigned area = static_cast<unsigned>(format_.width) *
+                              static_cast<unsigned>(format_.height);
+        score = vmaf_min(static_cast<double>(sad) / 256.0 / static_cast<double>(area) * fps_weight_,
+                         max_val_);
+      }
+      store_current(reference, index);
+    }
+
+    out.set(sad_name_, index, score);
+    if (debug_) out.set(motion_name_, index, score);
+    sad_.push_back(score);
+    ++frames_;
+  }
+
+  // libvmaf 3.2.0 flush(): motion2 and motion3 for every frame seen.
+  void flush(FeatureCollector& out) override {
+    const std::size_t n = sad_.size();
+    if (n == 0) return;
+    const std::size_t step = five_frame_ ? 2 : 1;
+    const std::size_t first = step;  // first frame with a score of its own
+
+    double stamp = 0.0;  // motion3 of the frames before `first`
+    if (n > first) stamp = vmaf_min(motion_blend(sad_[first], blend_factor_, blend_offset_), max_val_);
+
+    double prev_processed = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      double motion2 = 0.0;
+      if (i >= first) {
+        const std::size_t lo = i - (step - 1);
+        const std::size_t hi = i + 1;
+        if (hi >= n)
+          motion2 = sad_[i];  // the last frame keeps its own score
+        else if (lo >= first)
+          motion2 = sad_[lo] < sad_[hi] ? sad_[lo] : sad_[hi];
+        else
+          motion2 = sad_[hi];
+      }
+      out.set(motion2_name_, static_cast<unsigned>(i), motion2);
+
+      double motion3;
+      if (i < first) {
+        motion3 = stamp;
+        prev_processed = stamp;
+      } else {
+        const double processed =
+            vmaf_min(motion_blend(motion2, blend_factor_, blend_offset_), max_val_);
+        motion3 = moving_average_ ? (processed + prev_processed) / 2.0 : processed;
+        prev_processed = processed;
+      }
+      out.set(motion3_name_, static_cast<unsigned>(i), motion3);
+    }
+  }
+
+  bool temporal() const override { return true; }
+
+  std::unique_ptr<FeatureExtractor> clone() const override {
+    return std::make_unique<IntegerMotion>(opts_);
+  }
+
+ private:
+  std::size_t plane_samples() const {
+    return static_cast<std::size_t>(format_.width) * format_.height;
+  }
+
+  template <typename T>
+  T* luma_slot(unsigned index) {
+    return reinterpret_cast<T*>(luma_.data()) + (index % 3) * plane_samples();
+  }
+
+  void store_current(const Picture& picture, unsigned index) {
+    const Plane& y = picture.plane(0);
+    const std::size_t row_bytes = static_cast<std::size_t>(format_.width) * format_.bytes_per_sample();
+    std::uint8_t* dst = luma_.data() + (index % 3) * plane_samples() * format_.bytes_per_sample();
+    for (int r = 0; r < format_.height; ++r)
+      std::memcpy(dst + r * row_bytes, y.row<std::uint8_t>(r), row_bytes);
+  }
+
+  template <typename T>
+  std::uint64_t sad_against(const Picture& current, unsigned previous_index) {
+    const Plane& y = current.plane(0);
+    return motion::frame_difference_sad<T>(
+        luma_slot<T>(previous_index), frame_stride_, y.row<T>(0),
+        static_cast<std::ptrdiff_t>(y.stride / sizeof(T)), format_.width, format_.height,
+        format_.bit_depth, diff_row_.data());
+  }
+
+  const std::uint16_t* blurred(unsigned index) const {
+    return blur_.data() + (index % 3) * plane_samples();
+  }
+
+  void blur_current(const Picture& picture, unsigned index) {
+    const Plane& y = picture.plane(0);
+    std::uint16_t* dst = blur_.data() + (index % 3) * plane_samples();
+    if (format_.bit_depth == 8)
+      motion::legacy_blur(y.row<std::uint8_t>(0), y.stride, dst, frame_stride_, format_.width,
+                          format_.height, 8, blur_row_.data());
+    else
+      motion::legacy_blur(y.row<std::uint16_t>(0), y.stride / 2, dst, frame_stride_,
+                          format_.width, format_.height, format_.bit_depth, blur_row_.data());
+  }
+
+  ParsedOptions opts_;
+  bool force_zero_;
+  double blend_factor_, blend_offset_, fps_weight_, max_val_;
+  bool five_frame_, moving_average_, debug_, legacy_;
+  std::string sad_name_, motion_name_, motion2_name_, motion3_name_;
+
+  VideoFormat format_{};
+  std::ptrdiff_t frame_stride_ = 0;       // samples between rows of our copies
+  std::vector<std::uint8_t> luma_;        // 3 raw luma frames (3.2.0 mode)
+  std::vector<std::int32_t> diff_row_;    // one padded row of the blurred difference
+  std::vector<std::uint16_t> blur_;       // 3 blurred frames (legacy mode)
+  std::vector<std::uint16_t> blur_row_;   // one padded row of the vertical pass
+  std::vector<double> sad_;               // per-frame scores, for flush()
+  unsigned frames_ = 0;
+};
+
+const bool kRegistered = register_extractor({
+    .name = kExtractor,
+    .options = motion_options(),
+    .provided_features = {kSadName, kMotionName, kMotion2Name, kMotion3Name},
+    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<IntegerMotion>(o);
+    },
+});
+
+}  // namespace
+}  // namespace vqe

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Integer VIF: scalar reference. Definition: libvmaf/src/feature/integer_vif.c
+// (vif_statistic_8/16, subsample_rd_8/16, log_generate) and integer_vif.h
+// (filter table, log2_32/log2_64). Every integer width, rounding constant and
+// shift below is the reference's; changing one breaks bit-exactness.
+
+#include "features/vif/integer_vif.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "vqe/error.h"
+
+namespace vqe::vif {
+
+const std::array<std::uint16_t, 65536>& log2_table() {
+  static const std::array<std::uint16_t, 65536> table = [] {
+    std::array<std::uint16_t, 65536> t{};
+    // Single-precision log2, scaled by 2048 in float, rounded half away
+    // from zero (C round()), exactly as libvmaf builds it at init.
+    for (unsigned i = 32767; i < 65536; ++i) {
+      const float scaled = std::log2(static_cast<float>(i)) * 2048.0f;
+      t[i] = static_cast<std::uint16_t>(std::round(static_cast<double>(scaled)));
+    }
+    return t;
+  }();
+  return table;
+}
+
+std::int32_t log2_32(std::uint32_t v) {
+  // Keep the 16 most significant bits (v >= 2^16 so the shift is >= 0).
+  const int shift = 16 - std::countl_zero(v);
+  return log2_table()[v >> shift] + 2048 * shift;
+}
+
+std::int32_t log2_64(std::uint64_t v) {
+  const int shift = 48 - std::countl_zero(v);
+  return log2_table()[v >> shift] + 2048 * shift;
+}
+
+int reflect101(int i, int n) {
+  const int period = 2 * (n - 1);
+  int m = i % period;
+  if (m < 0) m += period;
+  return m < n ? m : period - m;
+}
+
+void IntegerVifKernel::PaddedRow::resize(int n) {
+  storage.assign(static_cast<std::size_t>(n) + 2 * kPad, 0);
+  data = storage.data() + kPad;
+}
+
+IntegerVifKernel::IntegerVifKernel(double enhn_gain_limit, bool skip_scale0)
+    : enhn_gain_limit_(enhn_gain_limit), skip_scale0_(skip_scale0) {}
+
+void IntegerVifKernel::init(int width, int height, int bit_depth) {
+  if (bit_depth != 8 && bit_depth != 10 && bit_depth != 12 && bit_depth != 16)
+    throw Error(fmt::format("vif: unsupported bit depth {} (8, 10, 12 or 16)", bit_depth));
+  if (width < kMinWidth || height < kMinHeight)
+    throw Error(fmt::format(
+        "vif: frame {}x{} is smaller than the minimum {}x{} (each of the 4 scales halves the "
+        "size and needs at least 2 samples per direction)",
+        width, height, kMinWidth, kMinHeight));
+  width_ = width;
+  height_ = height;
+  bit_depth_ = bit_depth;
+  int w = width, h = height;
+  for (int s = 1; s < kNumScales; ++s) {
+    w /= 2;
+    h /= 2;
+    Image& img = images_[s];
+    img.width = w;
+    img.height = h;
+    img.ref.assign(static_cast<std::size_t>(w) * h, 0);
+    img.dis.assign(static_cast<std::size_t>(w) * h, 0);
+  }
+  for (PaddedRow* row : {&mu1_, &mu2_, &xx_, &yy_, &xy_, &conv_ref_, &conv_dis_})
+    row->resize(width);
+}
+
+namespace {
+
+// Fills the kFilterWidth/2 border samples on each side of a row of n >= 2
+// samples by reflect-101.
+inline void pad_row(std::uint32_t* row, int n, int half) {
+  for (int f = 1; f <= half; ++f) {
+    row[-f] = row[reflect101(-f, n)];
+    row[n - 1 + f] = row[reflect101(n - 1 + f, n)];
+  }
+}
+
+}  // namespace
+
+// One scale's VIF numerator and denominator (libvmaf vif_statistic_16; the
+// 8-bit scale-0 variant vif_statistic_8 is the same arithmetic with
+// bpc = 8, whose sums fit the 32-bit accumulators it uses).
+template <typename T>
+ScaleValue IntegerVifKernel::statistic(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                                       std::ptrdiff_t dis_stride, int w, int h, int scale) {
+  const int fw = kFilterWidth[scale];
+  const int half = fw / 2;
+  const std::uint16_t* filt = kFilters[scale];
+
+  // Vertical-pass normalisation: at scale 0 it removes the bit depth (the
+  // means keep 16 bits, the second moments 16 bits above 8-bit range);
+  // at later scales the data are already 16-bit.
+  std::uint32_t shift_mu = 16, round_mu = 32768;
+  std::uint32_t shift_sq = 16;
+  std::uint64_t round_sq = 32768;
+  if (scale == 0) {
+    shift_mu = static_cast<std::uint32_t>(bit_depth_);
+    round_mu = 1u << (bit_depth_ - 1);
+    shift_sq = static_cast<std::uint32_t>(2 * (bit_depth_ - 8));
+    round_sq = shift_sq == 0 ? 0 : std::uint64_t{1} << (shift_sq - 1);
+  }
+
+  std::int64_t num_log = 0;
+  std::int64_t den_log = 0;
+  std::int64_t num_non_log = 0;
+  std::int64_t den_non_log = 0;
+
+  std::uint32_t* mu1 = mu1_.data;
+  std::uint32_t* mu2 = mu2_.data;
+  std::uint32_t* xx = xx_.data;
+  std::uint32_t* yy = yy_.data;
+  std::uint32_t* xy = xy_.data;
+  const T* ref_rows[17];
+  const T* dis_rows[17];
+
+  for (int i = 0; i < h; ++i) {
+    for (int fi = 0; fi < fw; ++fi) {
+      const std::ptrdiff_t r = reflect101(i - half + fi, h);
+      ref_rows[fi] = ref + r * ref_stride;
+      dis_rows[fi] = dis + r * dis_stride;
+    }
+    // Vertical filter of the samples, their squares and their product.
+    for (int j = 0; j < w; ++j) {
+      std::uint32_t acc_mu1 = 0, acc_mu2 = 0;
+      std::uint64_t acc_xx = 0, acc_yy = 0, acc_xy = 0;
+      for (int fi = 0; fi < fw; ++fi) {
+        const std::uint32_t c = filt[fi];
+        const std::uint32_t x = ref_rows[fi][j];
+        const std::uint32_t y = dis_rows[fi][j];
+        const std::uint32_t cx = c * x;
+        const std::uint32_t cy = c * y;
+        acc_mu1 += cx;
+        acc_mu2 += cy;
+        acc_xx += std::uint64_t{cx} * x;
+        acc_yy += std::uint64_t{cy} * y;
+        acc_xy += std::uint64_t{cx} * y;
+      }
+      mu1[j] = static_cast<std::uint16_t>((acc_mu1 + round_mu) >> shift_mu);
+      mu2[j] = static_cast<std::uint16_t>((acc_mu2 + round_mu) >> shift_mu);
+      xx[j] = static_cast<std::uint32_t>((acc_xx + round_sq) >> shift_sq);
+      yy[j] = static_cast<std::uint32_t>((acc_yy + round_sq) >> shift_sq);
+      xy[j] = static_cast<std::uint32_t>((acc_xy + round_sq) >> shift_sq);
+    }
+    for (std::uint32_t* row : {mu1, mu2, xx, yy, xy}) pad_row(row, w, half);
+
+    // Horizontal filter, then the per-pixel VIF terms.
+    for (int j = 0; j < w; ++j) {
+      std::uint32_t acc_mu1 = 0, acc_mu2 = 0;
+      std::uint64_t acc_xx = 0, acc_yy = 0, acc_xy = 0;
+      for (int fj = 0; fj < fw; ++fj) {
+        const std::uint32_t c = filt[fj];
+        const int k = j - half + fj;
+        acc_mu1 += c * mu1[k];
+        acc_mu2 += c * mu2[k];
+        acc_xx += std::uint64_t{c} * xx[k];
+        acc_yy += std::uint64_t{c} * yy[k];
+        acc_xy += std::uint64_t{c} * xy[k];
+      }
+      // Means are kept at 32 bits; their products are rounded back to the
+      // 16-bit-fraction domain of the filtered second moments.
+      const std::uint32_t mu1_sq =
+          static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu1 + 2147483648u) >> 32);
+      const std::uint32_t mu2_sq =
+          static_cast<std::uint32_t>((std::uint64_t{acc_mu2} * acc_mu2 + 2147483648u) >> 32);
+      const std::uint32_t mu1_mu2 =
+          static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu2 + 2147483648u) >> 32);
+      const std::uint32_t xx_filt = static_cast<std::uint32_t>((acc_xx + 32768) >> 16);
+      const std::uint32_t yy_filt = static_cast<std::uint32_t>((acc_yy + 32768) >> 16);
+      const std::uint32_t xy_filt = static_cast<std::uint32_t>((acc_xy + 32768) >> 16);
+
+      // Differences wrap in 32 bits and are read as signed, as in the reference.
+      const std::int32_t sigma1_sq = static_cast<std::int32_t>(xx_filt - mu1_sq);
+      std::int32_t sigma2_sq = static_cast<std::int32_t>(yy_filt - mu2_sq);
+      const std::int32_t sigma12 = static_cast<std::int32_t>(xy_filt - mu1_mu2);
+      sigma2_sq = std::max(sigma2_sq, 0);
+
+      if (sigma1_sq >= kSigmaNsq) {
+        // den term: 2048 * log2(1 + sigma1_sq / sigma_nsq).
+        den_log += log2_32(static_cast<std::uint32_t>(sigma1_sq) +
+                           static_cast<std::uint32_t>(kSigmaNsq)) -
+                   2048 * 17;
+        if (sigma12 > 0 && sigma2_sq > 0) {
+          // num term: 2048 * log2(1 + g^2 sigma1_sq / (sv_sq + sigma_nsq)).
+          const double eps = 65536 * 1.0e-10;
+          double g = sigma12 / (sigma1_sq + eps);
+          std::int32_t sv_sq = static_cast<std::int32_t>(sigma2_sq - g * sigma12);
+          sv_sq = std::max(sv_sq, 0);
+          g = g < enhn_gain_limit_ ? g : enhn_gain_limit_;
+          const std::uint32_t numer1 = static_cast<std::uint32_t>(sv_sq + kSigmaNsq);
+          const std::int64_t numer1_tmp =
+              static_cast<std::int64_t>(g * g * sigma1_sq) + std::int64_t{numer1};
+          num_log += log2_64(static_cast<std::uint64_t>(numer1_tmp)) - log2_64(numer1);
+        }
+      } else {
+        num_non_log += sigma2_sq;
+        den_non_log += 1;
+      }
+    }
+  }
+
+  ScaleValue out;
+  out.num = static_cast<float>(
+      static_cast<double>(num_log) / 2048.0 +
+      (static_cast<double>(den_non_log) -
+       (static_cast<double>(num_non_log) / 16384.0) / 65025.0));
+  out.den = static_cast<float>(static_cast<double>(den_log) / 2048.0 +
+                               static_cast<double>(den_non_log));
+  return out;
+}
+
+// Blurs scale `scale` with the next scale's filter and keeps the even rows
+// and columns (libvmaf subsample_rd_16 + decimate_and_pad; subsample_rd_8 is
+// the same arithmetic at bpc = 8). Only the kept samples are computed.
+template <typename T>
+void IntegerVifKernel::subsample(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                                 std::ptrdiff_t dis_stride, int w, int h, int scale,
+                                 Image& out) {
+  const int fw = kFilterWidth[scale + 1];
+  const int half = fw / 2;
+  const std::uint16_t* filt = kFilters[scale + 1];
+  std::uint32_t shift = 16, round = 32768;
+  if (scale == 0) {
+    shift = static_cast<std::uint32_t>(bit_depth_);
+    round = 1u << (bit_depth_ - 1);
+  }
+
+  std::uint32_t* conv_ref = conv_ref_.data;
+  std::uint32_t* conv_dis = conv_dis_.data;
+  const T* ref_rows[17];
+  const T* dis_rows[17];
+
+  for (int oi = 0; oi < out.height; ++oi) {
+    const int i = 2 * oi;
+    for (int fi = 0; fi < fw; ++fi) {
+      const std::ptrdiff_t r = reflect101(i - half + fi, h);
+      ref_rows[fi] = ref + r * ref_stride;
+      dis_rows[fi] = dis + r * dis_stride;
+    }
+    for (int j = 0; j < w; ++j) {
+      std::uint32_t acc_ref = 0, acc_dis = 0;
+      for (int fi = 0; fi < fw; ++fi) {
+        const std::uint32_t c = filt[fi];
+        acc_ref += c * std::uint32_t{ref_rows[fi][j]};
+        acc_dis += c * std::uint32_t{dis_rows[fi][j]};
+      }
+      conv_ref[j] = static_cast<std::uint16_t>((acc_ref + round) >> shift);
+      conv_dis[j] = static_cast<std::uint16_t>((acc_dis + round) >> shift);
+    }
+    pad_row(conv_ref, w, half);
+    pad_row(conv_dis, w, half);
+
+    std::uint16_t* out_ref = out.ref.data() + static_cast<std::ptrdiff_t>(oi) * out.width;
+    std::uint16_t* out_dis = out.dis.data() + static_cast<std::ptrdiff_t>(oi) * out.width;
+    for (int oj = 0; oj < out.width; ++oj) {
+      const int j = 2 * oj;
+      std::uint32_t acc_ref = 0, acc_dis = 0;
+      for (int fj = 0; fj < fw; ++fj) {
+        const std::uint32_t c = filt[fj];
+        acc_ref += c * conv_ref[j - half + fj];
+        acc_dis += c * conv_dis[j - half + fj];
+      }
+      out_ref[oj] = static_cast<std::uint16_t>((acc_ref + 32768) >> 16);
+      out_dis[oj] = static_cast<std::uint16_t>((acc_dis + 32768) >> 16);
+    }
+  }
+}
+
+VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distorted) {
+  if (width_ == 0) throw Error("vif: compute() called before init()");
+  if (reference.width < width_ || reference.height < height_ || distorted.width < width_ ||
+      distorted.height < height_)
+    throw Error(fmt::format("vif: plane smaller than the initialised {}x{}", width_, height_));
+
+  VifValues v;
+  auto scale0 = [&](auto sample) {
+    using T = decltype(sample);
+    const T* ref = reinterpret_cast<const T*>(reference.data);
+    const T* dis = reinterpret_cast<const T*>(distorted.data);
+    const std::ptrdiff_t ref_stride = reference.stride / static_cast<std::ptrdiff_t>(sizeof(T));
+    const std::ptrdiff_t dis_stride = distorted.stride / static_cast<std::ptrdiff_t>(sizeof(T));
+    if (!skip_scale0_)
+      v.scale[0] = statistic<T>(ref, ref_stride, dis, dis_stride, width_, height_, 0);
+    subsample<T>(ref, ref_stride, dis, dis_stride, width_, height_, 0, images_[1]);
+  };
+  if (bit_depth_ == 8)
+    scale0(std::uint8_t{});
+  else
+    scale0(std::uint16_t{});
+
+  for (int s = 1; s < kNumScales; ++s) {
+    Image& img = images_[s];
+    v.scale[s] = statistic<std::uint16_t>(img.ref.data(), img.width, img.dis.data(), img.width,
+                                          img.width, img.height, s);
+    if (s + 1 < kNumScales)
+      subsample<std::uint16_t>(img.ref.data(), img.width, img.dis.data(), img.width, img.width,
+                               img.height, s, images_[s + 1]);
+  }
+  return v;
+}
+
+}  // namespace vqe::vif

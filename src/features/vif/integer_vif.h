@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#pragma once
+/// @file Integer (fixed-point) VIF kernel: the scalar reference of libvmaf's
+/// `vif` extractor (libvmaf/src/feature/integer_vif.c and integer_vif.h,
+/// plain C path), reproduced bit for bit.
+///
+/// Outline of the definition (libvmaf 3.2.0):
+/// - four scales; scale s uses a symmetric fixed-point Gaussian of 17, 9, 5
+///   or 3 taps whose coefficients sum to 65536 (kFilters below);
+/// - borders are mirrored without repeating the edge sample (reflect-101,
+///   `-i -> i`, `n-1+i -> n-1-i`, applied again while out of range);
+/// - scale s+1 is scale s blurred with scale s+1's filter and decimated by
+///   keeping the even rows and columns (size floor(n/2));
+/// - per scale, local means, variances and covariance are formed in fixed
+///   point, and the VIF numerator and denominator are accumulated as 64-bit
+///   integer sums of log2 values from a 2048-per-octave table, plus a
+///   non-log part for pixels whose reference variance is below the noise
+///   variance sigma_nsq = 2 * 65536;
+/// - each scale's numerator and denominator are stored as float, and the
+///   score is their float quotient.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vqe/picture.h"
+
+namespace vqe::vif {
+
+/// Number of VIF scales.
+inline constexpr int kNumScales = 4;
+
+/// Filter lengths per scale (odd, centred).
+inline constexpr std::array<int, kNumScales> kFilterWidth = {17, 9, 5, 3};
+
+/// Fixed-point Gaussian coefficients per scale (each row sums to 65536);
+/// only the first kFilterWidth[s] entries of row s are used. Pure numbers
+/// from libvmaf's vif_filter1d_table.
+inline constexpr std::uint16_t kFilters[kNumScales][17] = {
+    {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640,
+     935, 489},
+    {1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244},
+    {3571, 16004, 26386, 16004, 3571},
+    {10904, 43728, 10904},
+};
+
+/// Noise variance in the fixed-point domain of the statistics (2.0 * 2^16).
+inline constexpr std::int32_t kSigmaNsq = 65536 << 1;
+
+/// Smallest accepted luma size. Every scale must keep at least 2 samples in
+/// each direction (floor(n / 8) >= 2), because reflect-101 is undefined on a
+/// single sample; libvmaf reads stale buffer contents (results depend on
+/// earlier frames) or divides 0 by 0 below this size.
+inline constexpr int kMinWidth = 16;
+inline constexpr int kMinHeight = 16;
+
+/// libvmaf's log2 table: entry i (32767 <= i <= 65535) is
+/// round(log2f(i) * 2048) as uint16; other entries are 0 and never read.
+/// Built once on first use (thread-safe).
+const std::array<std::uint16_t, 65536>& log2_table();
+
+/// 2048 * log2(v) for v >= 2^16, from the table: the top 16 bits of v index
+/// the table and the dropped bits add 2048 each (libvmaf's log2_32).
+std::int32_t log2_32(std::uint32_t v);
+/// As log2_32 for 64-bit v >= 2^17 (libvmaf's log2_64).
+std::int32_t log2_64(std::uint64_t v);
+
+/// Reflect-101 index for i in any range onto 0..n-1 (n >= 2): the mirror
+/// is applied repeatedly, i.e. the sequence is periodic with period 2(n-1).
+/// This is what libvmaf's sequential border copies produce.
+int reflect101(int i, int n);
+
+/// Numerator and denominator of one scale, as libvmaf stores them (float).
+struct ScaleValue {
+  float num = 0;
+  float den = 0;
+  /// The scale's VIF score: the float quotient num / den, widened.
+  double score() const { return static_cast<double>(num / den); }
+};
+
+/// The four scales' values for one frame pair.
+struct VifValues {
+  std::array<ScaleValue, kNumScales> scale{};
+};
+
+/// Computes integer VIF for luma planes of one fixed size and bit depth.
+/// Holds every working buffer, allocated in init(); compute() allocates
+/// nothing. One instance per thread.
+class IntegerVifKernel {
+ public:
+  /// `enhn_gain_limit`: cap on the gain g = sigma12 / sigma1_sq (>= 1;
+  /// libvmaf default 100). `skip_scale0`: do not compute scale 0 (its value
+  /// is left at num = den = 0).
+  IntegerVifKernel(double enhn_gain_limit, bool skip_scale0);
+
+  /// Prepares buffers for `width` x `height` luma samples at `bit_depth`
+  /// (8, 10, 12 or 16). Throws vqe::Error (naming extractor "vif") if the
+  /// size is below kMinWidth x kMinHeight or the bit depth is unsupported.
+  void init(int width, int height, int bit_depth);
+
+  /// Scores the distorted plane against the reference plane. Both planes must
+  /// be at least width x height samples of init()'s bit depth: uint8_t
+  /// samples at 8 bits, uint16_t (values < 2^bit_depth) above; stride in
+  /// bytes. Deterministic; depends only on the two planes.
+  VifValues compute(const Plane& reference, const Plane& distorted);
+
+ private:
+  // One scale's decimated image pair (uint16, stride = width).
+  struct Image {
+    int width = 0;
+    int height = 0;
+    std::vector<std::uint16_t> ref;
+    std::vector<std::uint16_t> dis;
+  };
+  // A row buffer with kPad samples of border on each side.
+  static constexpr int kPad = 8;
+  struct PaddedRow {
+    std::vector<std::uint32_t> storage;
+    std::uint32_t* data = nullptr;  // points at sample 0
+    void resize(int n);
+  };
+
+  template <typename T>
+  ScaleValue statistic(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                       std::ptrdiff_t dis_stride, int w, int h, int scale);
+  template <typename T>
+  void subsample(const T* ref, std::ptrdiff_t ref_stride, const T* dis, std::ptrdiff_t dis_stride,
+                 int w, int h, int scale, Image& out);
+
+  double enhn_gain_limit_;
+  bool skip_scale0_;
+  int width_ = 0;
+  int height_ = 0;
+  int bit_depth_ = 0;
+  std::array<Image, kNumScales> images_{};  // index 0 unused (scale 0 reads the input)
+  PaddedRow mu1_, mu2_, xx_, yy_, xy_;     // statistic: vertical sums of one row
+  PaddedRow conv_ref_, conv_dis_;          // subsample: vertical blur of one row
+};
+
+}  // namespace vqe::vif
