@@ -58,7 +58,7 @@ class ParsedOptions {
 
  private:
   struct Value {
-    const OptionSpec* spec;
+    std::size_t spec;  ///< index into specs_ (an index survives copies)
     double number = 0;
     std::string text;
   };

@@ -46,9 +46,9 @@ const char* type_name(OptionSpec::Type t) {
 ParsedOptions::ParsedOptions(const std::string& extractor, std::span<const OptionSpec> specs,
                              const OptionValues& given)
     : extractor_(extractor), specs_(specs.begin(), specs.end()) {
-  for (const OptionSpec& spec : specs_) {
-    Value v{&spec, spec.default_value, spec.default_string};
-    values_.emplace(spec.name, v);
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    Value v{i, specs_[i].default_value, specs_[i].default_string};
+    values_.emplace(specs_[i].name, v);
   }
   for (const auto& [key, text] : given) {
     auto it = values_.find(key);
@@ -59,7 +59,7 @@ ParsedOptions::ParsedOptions(const std::string& extractor, std::span<const Optio
                               known.empty() ? "none" : known));
     }
     Value& v = it->second;
-    const OptionSpec& s = *v.spec;
+    const OptionSpec& s = specs_[v.spec];
     bool ok = true;
     switch (s.type) {
       case OptionSpec::Type::kBool: {
@@ -92,7 +92,7 @@ ParsedOptions::ParsedOptions(const std::string& extractor, std::span<const Optio
 const ParsedOptions::Value& ParsedOptions::find(const std::string& name,
                                                 OptionSpec::Type type) const {
   auto it = values_.find(name);
-  if (it == values_.end() || it->second.spec->type != type)
+  if (it == values_.end() || specs_[it->second.spec].type != type)
     throw Error(fmt::format("internal: feature '{}' has no option '{}' of that type",
                             extractor_, name));
   return it->second;
@@ -115,7 +115,7 @@ std::string ParsedOptions::name_suffix() const {
   std::string out;
   // values_ is a std::map: iteration is alphabetical by option name.
   for (const auto& [name, v] : values_) {
-    const OptionSpec& s = *v.spec;
+    const OptionSpec& s = specs_[v.spec];
     if (!s.feature_param) continue;
     const std::string& key = s.alias.empty() ? s.name : s.alias;
     switch (s.type) {

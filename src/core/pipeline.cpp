@@ -146,6 +146,9 @@ std::string request_key(const FeatureRequest& r) {
 void predict_models(const JobConfig& config,
                     const std::vector<std::vector<std::string>>& model_inputs,
                     unsigned subsample, JobResult& result) {
+  // libvmaf's column order: every model's main score first, in -m order, then
+  // each bootstrap collection's per-model scores and statistics.
+  for (const Model& model : config.models) result.features.declare(model.name());
   for (std::size_t m = 0; m < config.models.size(); ++m) {
     const Model& model = config.models[m];
     const std::vector<std::string>& inputs = model_inputs[m];

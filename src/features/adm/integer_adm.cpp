@@ -273,7 +273,11 @@ void IntegerAdm::dwt_level0(const Plane& src, Bands<std::int16_t>& dst, int w, i
     }
     const std::size_t row = static_cast<std::size_t>(i) * stride0_;
     for (int j = 0; j < half_w; ++j) {
-      const int j0 = tap_x_[0][j], j1 = tap_x_[1][j], j2 = tap_x_[2][j], j3 = tap_x_[3][j];
+      // Interior outputs read taps 2j-1..2j+2; only the first and the last
+      // two need the mirrored taps.
+      const bool edge = j == 0 || j >= half_w - 2;
+      const int j0 = edge ? tap_x_[0][j] : 2 * j - 1, j1 = edge ? tap_x_[1][j] : 2 * j;
+      const int j2 = edge ? tap_x_[2][j] : 2 * j + 1, j3 = edge ? tap_x_[3][j] : 2 * j + 2;
       const std::int32_t l0 = tlo[j0], l1 = tlo[j1], l2 = tlo[j2], l3 = tlo[j3];
       const std::int32_t h0 = thi[j0], h1 = thi[j1], h2 = thi[j2], h3 = thi[j3];
       dst.a[row + j] = static_cast<std::int16_t>(
@@ -326,7 +330,9 @@ void IntegerAdm::dwt_level123(const S* ref_ll, const S* dis_ll, int src_stride, 
       const std::int32_t* thi = tmp[2 * p + 1];
       Bands<std::int32_t>& dst = *dsts[p];
       for (int j = 0; j < half_w; ++j) {
-        const int j0 = tap_x_[0][j], j1 = tap_x_[1][j], j2 = tap_x_[2][j], j3 = tap_x_[3][j];
+        const bool edge = j == 0 || j >= half_w - 2;
+        const int j0 = edge ? tap_x_[0][j] : 2 * j - 1, j1 = edge ? tap_x_[1][j] : 2 * j;
+        const int j2 = edge ? tap_x_[2][j] : 2 * j + 1, j3 = edge ? tap_x_[3][j] : 2 * j + 2;
         const std::int64_t l0 = tlo[j0], l1 = tlo[j1], l2 = tlo[j2], l3 = tlo[j3];
         const std::int64_t h0 = thi[j0], h1 = thi[j1], h2 = thi[j2], h3 = thi[j3];
         dst.a[row + j] = static_cast<std::int32_t>(
@@ -496,7 +502,7 @@ void IntegerAdm::csf_level0(const Bands<std::int16_t>& src, int w, int h) {
   static constexpr int kShift[3] = {15, 15, 17};
   static constexpr std::int32_t kAdd[3] = {16384, 16384, 65535};
   constexpr std::int32_t kOneBy30 = 4369;  // 2^17 / 30
-  constexpr std::int32_t kOneBy15 = 8738;  // 2^18 / 15 / 2
+  constexpr std::int32_t kOneBy15 = 8738;  // 2^17 / 15
   const Region r = work_region(w, h);
   for (int i = r.top; i < r.bottom; ++i) {
     const std::size_t row = static_cast<std::size_t>(i) * stride0_;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // RCPSS model; see rcp_model.h. The table was measured with _mm_rcp_ss on
-// an AMD EPYC (Zen) CPU, the CPU family that produced the reference values:
-// entry m = mantissa bits 22..11 of rcpss(1 + m / 4096) (whose exponent is
-// always -1). tests/test_float_adm_rcp.cpp re-measures it on x86 hosts.
+// an AMD EPYC CPU whose RCPSS reproduces the reference values: entry m =
+// mantissa bits 22..11 of rcpss(1 + m / 4096) (whose exponent is always -1;
+// the output depends only on the top 12 input mantissa bits). The test
+// FloatAdmRcp.ModelAgainstThisCpu compares it with the CPU it runs on.
 #include "features/float_adm/rcp_model.h"
 
 #include <cstring>

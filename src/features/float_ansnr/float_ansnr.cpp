@@ -90,26 +90,34 @@ void plane_to_float(const Plane& plane, int bit_depth, float* out) {
 }
 
 /// 2-D filtering with a fwidth × fwidth kernel (row-major), in libvmaf's
-/// order: for each kernel row a float partial sum over its columns, then the
-/// partials summed in float. `cols` holds the mirrored column index of
-/// x - r .. x + r for each x (precomputed, (w × fwidth) entries).
+/// per-pixel order: for each kernel row a float partial sum over its columns
+/// (taps left to right), then the partials summed in float, top to bottom.
+/// The loops run over x innermost (each pixel keeps its own order, so the
+/// result is the same) to let the compiler use vector registers.
+/// `cols` holds the mirrored column index of x - r .. x + r for each x
+/// (w × fwidth entries); `inner` and `accum` are scratch rows of w floats.
 void filter2d(const float* kernel, int fwidth, const float* src, float* dst, int w, int h,
-              const int* cols) {
+              const int* cols, float* inner, float* accum) {
   const int r = fwidth / 2;
+  // Columns whose taps all fall inside the row read src directly.
+  const int x_lo = r < w ? r : w;
+  const int x_hi = w - r > x_lo ? w - r : x_lo;
   for (int y = 0; y < h; ++y) {
-    const float* rows[5];
-    for (int k = 0; k < fwidth; ++k) rows[k] = src + static_cast<std::size_t>(mirror(y - r + k, h)) * w;
-    float* out = dst + static_cast<std::size_t>(y) * w;
-    for (int x = 0; x < w; ++x) {
-      const int* c = cols + static_cast<std::size_t>(x) * fwidth;
-      float accum = 0;
-      for (int fi = 0; fi < fwidth; ++fi) {
-        float inner = 0;
-        for (int fj = 0; fj < fwidth; ++fj) inner += kernel[fi * fwidth + fj] * rows[fi][c[fj]];
-        accum += inner;
+    for (int x = 0; x < w; ++x) accum[x] = 0;
+    for (int fi = 0; fi < fwidth; ++fi) {
+      const float* row = src + static_cast<std::size_t>(mirror(y - r + fi, h)) * w;
+      for (int x = 0; x < w; ++x) inner[x] = 0;
+      for (int fj = 0; fj < fwidth; ++fj) {
+        const float k = kernel[fi * fwidth + fj];
+        for (int x = 0; x < x_lo; ++x) inner[x] += k * row[cols[x * fwidth + fj]];
+        const int shift = fj - r;
+        for (int x = x_lo; x < x_hi; ++x) inner[x] += k * row[x + shift];
+        for (int x = x_hi; x < w; ++x) inner[x] += k * row[cols[x * fwidth + fj]];
       }
-      out[x] = accum;
+      for (int x = 0; x < w; ++x) accum[x] += inner[x];
     }
+    float* out = dst + static_cast<std::size_t>(y) * w;
+    for (int x = 0; x < w; ++x) out[x] = accum[x];
   }
 }
 
@@ -131,6 +139,8 @@ class FloatAnsnr final : public FeatureExtractor {
     dis_.assign(n, 0);
     ref_filtered_.assign(n, 0);
     dis_filtered_.assign(n, 0);
+    inner_.assign(format.width, 0);
+    accum_.assign(format.width, 0);
     cols3_.resize(static_cast<std::size_t>(format.width) * 3);
     cols5_.resize(static_cast<std::size_t>(format.width) * 5);
     for (int x = 0; x < format.width; ++x) {
@@ -146,8 +156,10 @@ class FloatAnsnr final : public FeatureExtractor {
     const int w = format_.width, h = format_.height;
     plane_to_float(reference.plane(0), format_.bit_depth, ref_.data());
     plane_to_float(distorted.plane(0), format_.bit_depth, dis_.data());
-    filter2d(filters().ref, 3, ref_.data(), ref_filtered_.data(), w, h, cols3_.data());
-    filter2d(filters().dis, 5, dis_.data(), dis_filtered_.data(), w, h, cols5_.data());
+    filter2d(filters().ref, 3, ref_.data(), ref_filtered_.data(), w, h, cols3_.data(),
+             inner_.data(), accum_.data());
+    filter2d(filters().dis, 5, dis_.data(), dis_filtered_.data(), w, h, cols5_.data(),
+             inner_.data(), accum_.data());
 
     // ansnr_mse: per-row float partial sums, added into float totals.
     float signal = 0, noise = 0;
@@ -182,7 +194,7 @@ class FloatAnsnr final : public FeatureExtractor {
   std::string ansnr_name_, anpsnr_name_;
   VideoFormat format_{};
   PsnrConstants constants_{};
-  std::vector<float> ref_, dis_, ref_filtered_, dis_filtered_;
+  std::vector<float> ref_, dis_, ref_filtered_, dis_filtered_, inner_, accum_;
   std::vector<int> cols3_, cols5_;
 };
 

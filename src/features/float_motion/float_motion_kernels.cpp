@@ -35,26 +35,27 @@ void plane_to_float(const Plane& plane, int bit_depth, int offset, float* dst) {
 
 void convolve(const float* filter, int fwidth, const float* src, float* dst, int width,
               int height, float* row) {
+  // Each output sample is 0 + f[0]·s[0] + f[1]·s[1] + ... in float, as in
+  // libvmaf; the loops keep that order per sample but run over x innermost.
   const int r = fwidth / 2;
   float* t = row + r;  // t[-r .. width + r)
   for (int y = 0; y < height; ++y) {
-    const float* rows[5];
-    for (int k = 0; k < fwidth; ++k)
-      rows[k] = src + static_cast<std::size_t>(mirror_reflect101(y - r + k, height)) * width;
-    for (int x = 0; x < width; ++x) {
-      float accum = 0;
-      for (int k = 0; k < fwidth; ++k) accum += filter[k] * rows[k][x];
-      t[x] = accum;
+    for (int x = 0; x < width; ++x) t[x] = 0;
+    for (int k = 0; k < fwidth; ++k) {
+      const float* s = src + static_cast<std::size_t>(mirror_reflect101(y - r + k, height)) * width;
+      const float f = filter[k];
+      for (int x = 0; x < width; ++x) t[x] += f * s[x];
     }
     for (int k = 1; k <= r; ++k) {
       t[-k] = t[mirror_reflect101(-k, width)];
       t[width - 1 + k] = t[mirror_reflect101(width - 1 + k, width)];
     }
     float* out = dst + static_cast<std::size_t>(y) * width;
-    for (int x = 0; x < width; ++x) {
-      float accum = 0;
-      for (int k = 0; k < fwidth; ++k) accum += filter[k] * t[x - r + k];
-      out[x] = accum;
+    for (int x = 0; x < width; ++x) out[x] = 0;
+    for (int k = 0; k < fwidth; ++k) {
+      const float f = filter[k];
+      const float* s = t - r + k;
+      for (int x = 0; x < width; ++x) out[x] += f * s[x];
     }
   }
 }

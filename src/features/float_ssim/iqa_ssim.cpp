@@ -158,6 +158,15 @@ void decimate(const float* src, int width, int height, int factor, const float* 
       const int cy = y * factor;
       double sum = 0.0;
       int k = 0;
+      if (cx - half >= 0 && cx + last < width && cy - half >= 0 && cy + last < height) {
+        // Interior: no reflection needed; same taps in the same order.
+        for (int v = -half; v <= last; ++v) {
+          const float* row = src + static_cast<std::ptrdiff_t>(cy + v) * width + cx;
+          for (int u = -half; u <= last; ++u, ++k) sum += row[u] * kernel[k];
+        }
+        dst[static_cast<std::ptrdiff_t>(y) * out_w + x] = static_cast<float>(sum);
+        continue;
+      }
       for (int v = -half; v <= last; ++v) {
         const float* row = src + static_cast<std::ptrdiff_t>(reflect(cy + v, height)) * width;
         for (int u = -half; u <= last; ++u, ++k) sum += row[reflect(cx + u, width)] * kernel[k];

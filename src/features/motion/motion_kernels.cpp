@@ -6,7 +6,6 @@
 #include "features/motion/motion_kernels.h"
 
 #include <cstdlib>
-#include <type_traits>
 
 namespace vqe::motion {
 
@@ -43,12 +42,14 @@ void pad_row(V* row, int width, Mirror mirror) {
 
 }  // namespace
 
-template <typename T>
-std::uint64_t frame_difference_sad(const T* prev, std::ptrdiff_t prev_stride, const T* cur,
-                                   std::ptrdiff_t cur_stride, int width, int height, int bpc,
-                                   std::int32_t* row) {
-  // 8-bit differences fit 32-bit sums; deeper ones need 64 bits (65535·65536).
-  using VAcc = std::conditional_t<sizeof(T) == 1, std::int32_t, std::int64_t>;
+namespace {
+
+// frame_difference_sad with the vertical accumulator type VAcc: 32 bits hold
+// 65536 · (2^12 - 1) for up to 12-bit input; 16-bit input needs 64.
+template <typename T, typename VAcc>
+std::uint64_t frame_difference_sad_impl(const T* prev, std::ptrdiff_t prev_stride, const T* cur,
+                                        std::ptrdiff_t cur_stride, int width, int height, int bpc,
+                                        std::int32_t* row) {
   const VAcc v_round = VAcc{1} << (bpc - 1);
   const std::int64_t h_round = std::int64_t{1} << 15;
   std::int32_t* y = row + kRadius;
@@ -68,7 +69,7 @@ std::uint64_t frame_difference_sad(const T* prev, std::ptrdiff_t prev_stride, co
     for (int j = 0; j < width; ++j) {
       VAcc acc = 0;
       for (int k = 0; k < 5; ++k) {
-        const std::int32_t diff = static_cast<std::int32_t>(p[k][j]) - static_cast<std::int32_t>(c[k][j]);
+        const VAcc diff = static_cast<VAcc>(p[k][j]) - static_cast<VAcc>(c[k][j]);
         acc += static_cast<VAcc>(kFilter[k]) * diff;
       }
       y[j] = static_cast<std::int32_t>((acc + v_round) >> bpc);
@@ -88,6 +89,19 @@ std::uint64_t frame_difference_sad(const T* prev, std::ptrdiff_t prev_stride, co
     sad += row_sad;
   }
   return sad;
+}
+
+}  // namespace
+
+template <typename T>
+std::uint64_t frame_difference_sad(const T* prev, std::ptrdiff_t prev_stride, const T* cur,
+                                   std::ptrdiff_t cur_stride, int width, int height, int bpc,
+                                   std::int32_t* row) {
+  if (bpc <= 12)
+    return frame_difference_sad_impl<T, std::int32_t>(prev, prev_stride, cur, cur_stride, width,
+                                                      height, bpc, row);
+  return frame_difference_sad_impl<T, std::int64_t>(prev, prev_stride, cur, cur_stride, width,
+                                                    height, bpc, row);
 }
 
 template <typename T>

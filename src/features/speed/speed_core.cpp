@@ -476,7 +476,7 @@ bool parse_scale_method(const std::string& text, ScaleMethod* method) {
 
 bool valid_kernelscale(float kernelscale) {
   for (float k : kValidKernelscales)
-    if (std::fabs(kernelscale - k) < 1e-3f) return true;
+    if (std::fabs(kernelscale - k) < 1e-3) return true;
   return false;
 }
 
