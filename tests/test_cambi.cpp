@@ -221,6 +221,17 @@ TEST(Cambi, BitDepthsAgreeOnTheSameContent) {
   EXPECT_NE(score_once({}, p10, p10), s8);
 }
 
+TEST(Cambi, HighVisibilityThresholdGivesZero) {
+  // Above ~100 cd/m² no code value can both pass the visibility threshold and
+  // show a visible step; libvmaf 3.2.0 crashes there (its histogram band size
+  // wraps around), VQE returns the defined value 0.
+  Picture p = make_picture(480, 270, 8);
+  fill_banded(p, 4, 0);
+  EXPECT_GT(score_once({}, p, p), 0.0);
+  for (const char* vlt : {"200", "300"})
+    EXPECT_EQ(score_once({{"cambi_vis_lum_threshold", vlt}}, p, p), 0.0) << vlt;
+}
+
 TEST(Cambi, RejectsSamplesAboveTheBitDepth) {
   Picture p = make_picture(320, 240, 10);
   fill_banded(p, 1, 2);

@@ -451,3 +451,22 @@ TEST(FloatSimpleGolden, WithinOneMillionthOfLibvmaf) {
 
 }  // namespace
 }  // namespace vqe
+
+namespace vqe {
+namespace {
+
+TEST(FloatSimpleGolden, ThreadCountDoesNotChangeResults) {
+  VQE_REQUIRE_SHARED(shared);
+  const auto clips = shared / "testdata" / "clips";
+  const auto ref = clips / "ref" / "ciscovt2people_320x192_420p10_9f.y4m";
+  const auto dis = clips / "dist" / "ciscovt2people_320x192_420p10_9f__x265_crf30.y4m";
+  const std::vector<std::pair<std::string, OptionValues>> ex = {
+      {"float_psnr", {}}, {"float_moment", {}}, {"float_ansnr", {}}, {"float_motion", {}}};
+  auto one = test::run_features(ref, dis, ex, 1);
+  auto four = test::run_features(ref, dis, ex, 4);
+  for (const auto& n : one.names())
+    for (unsigned i = 0; i < 9; ++i) EXPECT_EQ(at(four, n, i), at(one, n, i)) << n << " " << i;
+}
+
+}  // namespace
+}  // namespace vqe

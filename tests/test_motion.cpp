@@ -397,3 +397,27 @@ TEST(MotionGolden, LegacyMatchesLibvmaf300) {
 
 }  // namespace
 }  // namespace vqe
+
+namespace vqe {
+namespace {
+
+TEST(MotionGolden, EveryFrameUnderSubsampleAndThreads) {
+  VQE_REQUIRE_SHARED(shared);
+  const auto clips = shared / "testdata" / "clips";
+  const auto ref = clips / "ref" / "carphone_176x144_420p8_20f.y4m";
+  const auto dis = clips / "dist" / "carphone_176x144_420p8_20f__x264_crf35.y4m";
+  JobConfig plain;
+  plain.features = {{"motion", {}}, {"float_motion", {}}};
+  JobConfig sub = plain;
+  sub.subsample = 3;
+  sub.threads = 3;
+  auto a = test::run_pair(ref, dis, plain);
+  auto b = test::run_pair(ref, dis, sub);
+  for (unsigned i = 0; i < 20; ++i)
+    for (const char* n : {"VMAF_integer_feature_motion_sad_score", "integer_motion2", "integer_motion3",
+                          "motion", "motion2", "motion3"})
+      EXPECT_EQ(at(b.features, n, i), at(a.features, n, i)) << n << " frame " << i;
+}
+
+}  // namespace
+}  // namespace vqe

@@ -89,8 +89,8 @@ int main(int argc, char** argv) {
                  "(--list-features shows them)");
   app.add_option("--subsample", subsample, "Score every N-th frame")->check(CLI::Range(1u, 1u << 30));
   app.add_option("--frame_cnt", frame_cnt, "Score at most N frames");
-  app.add_option("--frame_skip_ref", skip_ref, "Skip the first N frames of the reference");
-  app.add_option("--frame_skip_dist", skip_dist, "Skip the first N frames of the distorted");
+  app.add_option("--frame_skip_ref", skip_ref, "Drop this many leading reference frames");
+  app.add_option("--frame_skip_dist", skip_dist, "Drop this many leading distorted frames");
   app.add_option("--precision", precision_text,
                  "Number format: 'max' (%.17g, round-trips) or N significant digits "
                  "(default: libvmaf's %.6f)");

@@ -84,8 +84,8 @@ Region work_region(int w, int h) {
   return {top, bottom, left, right};
 }
 
-/// Is the angle between (oh, ov) and (th, tv) below one degree? Tested as
-/// u·v >= 0 and (u·v)² >= cos²(1°)·|u|²·|v|², with the integer products
+/// True when vectors (oh, ov) and (th, tv) point within 1° of each other,
+/// checked as u·v >= 0 and (u·v)² >= cos²(1°)·|u|²·|v|², the integer products
 /// rounded to float, scaled by 1/4096 in double (libvmaf's exact mix).
 inline bool within_one_degree(std::int64_t oh, std::int64_t ov, std::int64_t th,
                               std::int64_t tv, float cos_1deg_sq) {

@@ -3,6 +3,7 @@
 // (libvmaf/src/feature/cambi.c), no-reference on the distorted picture, or
 // full-reference (full_ref=true) comparing it with the reference's banding.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,39 +28,41 @@ std::vector<OptionSpec> cambi_options() {
   // name, alias, type, default, min, max, default_string, feature_param, help
   return {
       {"cambi_max_val", "cmxv", T::kDouble, 1000.0, 0.0, 1000.0, "", true,
-       "maximum value allowed; larger values will be clipped to this value"},
-      {"enc_width", "encw", T::kInt, 0, 180, 7680, "", true, "Encoding width"},
-      {"enc_height", "ench", T::kInt, 0, 150, 7680, "", true, "Encoding height"},
-      {"enc_bitdepth", "encbd", T::kInt, 0, 6, 16, "", true, "Encoding bitdepth"},
+       "ceiling of the reported CAMBI scores; higher scores are clamped to it"},
+      {"enc_width", "encw", T::kInt, 0, 180, 7680, "", true, "encoded width in pixels; frames are resampled down to it (0 = input width)"},
+      {"enc_height", "ench", T::kInt, 0, 150, 7680, "", true, "encoded height in pixels; frames are resampled down to it (0 = input height)"},
+      {"enc_bitdepth", "encbd", T::kInt, 0, 6, 16, "", true, "bit depth of the encode; below 10 adds anti-dither smoothing (0 = input depth)"},
       {"src_width", "srcw", T::kInt, 0, 320, 7680, "", true,
-       "Source width. Only used when full_ref=true."},
+       "full_ref only: width at which the reference is scored (0 = input width)"},
       {"src_height", "srch", T::kInt, 0, 200, 4320, "", true,
-       "Source height. Only used when full_ref=true."},
+       "full_ref only: height at which the reference is scored (0 = input height)"},
       {"window_size", "ws", T::kInt, 65, 15, 127, "", true,
-       "Window size to compute CAMBI: 65 corresponds to ~1 degree at 4k"},
+       "side of the sliding window in pixels at 3840x2160, scaled with width + height; "
+       "the default 65 subtends about one degree of view"},
       {"topk", "", T::kDouble, kDefaultTopk, 0.0001, 1.0, "", true,
-       "Ratio of pixels for the spatial pooling computation, must be 0 < topk <= 1.0"},
+       "fraction in (0, 1] of the highest per-pixel banding values averaged per scale"},
       {"cambi_topk", "ctpk", T::kDouble, kDefaultTopk, 0.0001, 1.0, "", true,
-       "Ratio of pixels for the spatial pooling computation, must be 0 < cambi_topk <= 1.0"},
+       "same as topk, in (0, 1]; used when topk is left at its default"},
       {"tvi_threshold", "tvit", T::kDouble, 0.019, 0.0001, 1.0, "", true,
-       "Visibility threshold for luminance dL < tvi_threshold*L_mean"},
+       "Weber fraction: a luma step is deemed invisible when its luminance change is "
+       "below this share of the mean luminance"},
       {"cambi_vis_lum_threshold", "vlt", T::kDouble, 0.0, 0.0, 300.0, "", true,
-       "Luminance value below which we assume any banding is not visible"},
+       "luminance in cd/m² under which banding is ignored as too dark to see"},
       {"max_log_contrast", "mlc", T::kInt, 2, 0, 5, "", true,
-       "Maximum contrast in log luma level (2^max_log_contrast) at 10-bits"},
+       "largest luma step tested, as log2 of 10-bit code values (2: steps of 1 to 4 codes)"},
       {"heatmaps_path", "", T::kString, 0, -1e300, 1e300, "", false,
-       "Path where heatmaps will be dumped."},
+       "directory that receives per-scale 16-bit banding heatmaps (empty: none)"},
       {"full_ref", "", T::kBool, 0, -1e300, 1e300, "", false,
-       "If true, CAMBI will be run in full-reference mode and will be computed on both the "
-       "reference and distorted inputs"},
+       "also score the reference, emitting cambi_source and cambi_full_reference "
+       "(distorted minus reference, floored at 0)"},
       {"eotf", "", T::kString, 0, -1e300, 1e300, kDefaultEotf, true,
-       "EOTF used to compute the visibility thresholds: bt1886 or pq"},
+       "transfer function (bt1886 or pq) mapping luma codes to cd/m² for the banding "
+       "visibility tests"},
       {"cambi_eotf", "ceot", T::kString, 0, -1e300, 1e300, kDefaultEotf, true,
-       "EOTF used to compute the visibility thresholds: bt1886 or pq; takes precedence over "
-       "eotf"},
+       "same as eotf (bt1886 or pq); wins over eotf when set to a non-default value"},
       {"cambi_high_res_speedup", "hrs", T::kInt, 0, 0, 2160, "", true,
-       "Speed up the processing by downsampling post spatial mask for resolutions >= the "
-       "given height: 1080, 1440, 2160 or 0 (off)"},
+       "from this frame size up (1080, 1440 or 2160; 0 = never), work at half resolution "
+       "after the spatial mask: faster, slightly less exact"},
   };
 }
 

@@ -183,6 +183,7 @@ void HeatmapWriter::open(const std::string& dir, int width, int height) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("cambi: cannot create heatmaps_path '{}': {}", dir, ec.message()));
+  row_.assign(width, 0);
   int w = width;
   int h = height;
   for (int scale = 0; scale < kNumScales; ++scale) {
@@ -204,14 +205,15 @@ void HeatmapWriter::write(int scale, const float* c_values, int width, int heigh
                                            settings.diff_weights.end());
   const int max_c_value = max_weight * window_size * window_size / 4;
   const double scaling = static_cast<double>((1 << 16) - 1) / max_c_value;
-  std::vector<std::uint16_t> row(width);
+  if (static_cast<int>(row_.size()) < width) row_.resize(width);
+  std::uint16_t* row = row_.data();
   for (int i = 0; i < height; ++i) {
     for (int j = 0; j < width; ++j)
       row[j] = static_cast<std::uint16_t>(scaling * c_values[i * width + j]);
     const long offset = (static_cast<long>(frame) * height + i) * width *
                         static_cast<long>(sizeof(std::uint16_t));
     std::fseek(file, offset, SEEK_SET);
-    std::fwrite(row.data(), sizeof(std::uint16_t), width, file);
+    std::fwrite(row, sizeof(std::uint16_t), width, file);
   }
 }
 
@@ -315,9 +317,10 @@ void Scorer::preprocess(const Plane& luma, int bit_depth, int width, int height,
 }
 
 void Scorer::spatial_mask(int width, int height) {
-  // A pixel is flat if it equals its right and bottom neighbours (missing
-  // neighbours count as equal). The mask marks pixels whose 7x7 box (clipped
-  // to the picture) holds more flat pixels than the threshold.
+  // "Flat" = no difference to the next sample in the row nor to the one in
+  // the next row; a sample past the picture edge never counts as a
+  // difference. The mask marks pixels whose 7x7 box (clipped to the picture)
+  // holds more flat pixels than the threshold.
   const std::uint32_t threshold = static_cast<std::uint32_t>(mask_threshold(width, height));
   const int half = kMaskFilterSize >> 1;
   const std::size_t s = stride_;

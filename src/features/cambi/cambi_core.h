@@ -10,8 +10,9 @@
 ///  1. preprocess: convert to 10 bits (8-bit: << 2; 12/16-bit: rounded >> 2/6),
 ///     nearest-neighbour resample to the encoding resolution, and for encodes
 ///     below 10 bits a 2x2 anti-dithering average;
-///  2. spatial mask: pixel is "flat" if equal to its right and bottom
-///     neighbours; mask = (flat count in the 7x7 box) > threshold(resolution);
+///  2. spatial mask: a pixel counts as "flat" when neither the sample to
+///     its right nor the one below differs from it; mask = (flat count in
+///     the 7x7 box) > threshold(resolution);
 ///  3. for 5 scales (halving each time; with the high-res speed-up the first
 ///     scale is already halved): 3x3 mode filter, per-pixel banding
 ///     confidence ("c-value") from sliding-window luma histograms, top-k mean;
@@ -93,6 +94,7 @@ class HeatmapWriter {
 
  private:
   std::array<std::FILE*, kNumScales> files_{};
+  std::vector<std::uint16_t> row_;  // one output row, sized in open()
 };
 
 /// Scratch buffers and the scalar algorithm. One instance per thread.

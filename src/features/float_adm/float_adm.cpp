@@ -67,38 +67,40 @@ std::vector<OptionSpec> adm_options() {
   const double kNoLimit = 1e300;
   std::vector<OptionSpec> o;
   o.push_back(spec("debug", "", T::kBool, 0, -kNoLimit, kNoLimit,
-                   "debug mode: enable additional output", false));
+                   "also emit adm, adm_num, adm_den and each scale's numerator and denominator",
+                   false));
   o.push_back(spec("adm_enhn_gain_limit", "egl", T::kDouble, 100.0, 1.0, 100.0,
-                   "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the gain "
-                   "is completely disabled"));
+                   "cap on the enhancement credited to restored detail (1..100; 1 credits none)"));
   o.push_back(spec("adm_norm_view_dist", "nvd", T::kDouble, 3.0, 0.75, 24.0,
-                   "normalized viewing distance = viewing distance / ref display's physical "
-                   "height"));
-  o.push_back(spec("adm_noise_weight", "nw", T::kDouble, 0.03125, 0.0, 1500.0, "noise weight"));
-  o.push_back(spec("adm_csf_scale", "scf", T::kDouble, 1.0, 0.0, 50.0, "scale factor for the CSF"));
+                   "viewing distance in multiples of the display height"));
+  o.push_back(spec("adm_noise_weight", "nw", T::kDouble, 0.03125, 0.0, 1500.0, "weight of the noise floor added to each band's pooled masking and denominator"));
+  o.push_back(spec("adm_csf_scale", "scf", T::kDouble, 1.0, 0.0, 50.0, "multiplier on the Barten CSF for the horizontal and vertical bands "
+                   "(adm_csf_mode=1)"));
   o.push_back(spec("adm_csf_diag_scale", "scfd", T::kDouble, 1.0, 0.0, 50.0,
-                   "scale factor for the CSF diag"));
+                   "multiplier on the Barten CSF for the diagonal band (adm_csf_mode=1)"));
   o.push_back(spec("adm_ref_display_height", "rdf", T::kInt, 1080, 1, 4320,
-                   "reference display height in pixels"));
+                   "display height in pixels assumed by the CSF"));
   o.push_back(spec("adm_csf_mode", "csf", T::kInt, 0, 0, 9,
-                   "contrast sensitivity function (0 Watson, 1 Barten, 2 ADM; 3..9 fall back "
-                   "to Watson, as in libvmaf's float ADM)"));
-  o.push_back(spec("adm_bypass_cm", "bcm", T::kInt, 0, 0, 1, "bypass contrast masking (CM)"));
+                   "CSF model: 0 Watson, 1 Barten, 2 ADM's own; 3..9 behave as 0 (as in libvmaf's "
+                   "float ADM)"));
+  o.push_back(spec("adm_bypass_cm", "bcm", T::kInt, 0, 0, 1, "1: pool the CSF-weighted bands without the masking threshold"));
   o.push_back(spec("adm_adm3_apply_hm", "aah", T::kBool, 0, -kNoLimit, kNoLimit,
-                   "apply harmonic mean to combine DLM and AIM"));
-  o.push_back(spec("adm_p_norm", "apn", T::kDouble, 3.0, 1.0, 20.0, "p-norm for energy vector"));
+                   "adm3 = harmonic mean of adm2 and aim instead of the adm_dlm_weight blend"));
+  o.push_back(spec("adm_p_norm", "apn", T::kDouble, 3.0, 1.0, 20.0, "Minkowski exponent used to pool band coefficients"));
   o.push_back(spec("adm_dlm_weight", "dlmw", T::kDouble, 0.5, 0.0, 1.0,
-                   "linear weighting between DLM and AIM; 1 corresponds to DLM-only"));
+                   "w in adm3 = w·adm2 + (1 − w)·(1 − aim); 1 keeps adm2 alone"));
   o.push_back(spec("adm_min_val", "min", T::kDouble, 0.0, 0.0, 1.0,
-                   "minimum value allowed; lower values will be clipped to this value"));
+                   "floor applied to adm3"));
   for (int f = 1; f <= 2; ++f)
     for (int s = 0; s < 4; ++s)
       o.push_back(spec(fmt::format("adm_f{}s{}", f, s), fmt::format("f{}s{}", f, s), T::kDouble,
-                       -1.0, -1.0, 10.0, fmt::format("factor{} scale{}", f, s)));
+                       -1.0, -1.0, 10.0, fmt::format("override of the {} CSF factor at DWT scale {} "
+                                   "(negative: use the CSF model)",
+                                   f == 1 ? "horizontal/vertical" : "diagonal", s)));
   o.push_back(spec("adm_skip_aim_scale", "sasc", T::kInt, -1, 0, 3,
-                   "when set, skip AIM calculations for that scale"));
+                   "DWT scale (0..3) left out of the aim sums; -1 keeps all"));
   o.push_back(spec("adm_skip_scale0", "ssz", T::kBool, 0, -kNoLimit, kNoLimit,
-                   "skip the calculation of scale 0"));
+                   "leave DWT scale 0 out (numerator 0, denominator 1e-10)"));
   return o;
 }
 

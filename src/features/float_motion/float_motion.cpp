@@ -48,21 +48,22 @@ OptionSpec make_option(const char* name, const char* alias, OptionSpec::Type typ
 std::vector<OptionSpec> float_motion_options() {
   using T = OptionSpec::Type;
   return {
-      make_option("debug", "", T::kBool, 1, 0, 1, false, "debug mode: enable additional output"),
+      make_option("debug", "", T::kBool, 1, 0, 1, false, "emit motion, the per-frame score against the previous frame"),
       make_option("motion_force_zero", "force_0", T::kBool, 0, 0, 1, true,
-                  "forcing motion score to zero"),
+                  "emit 0 for every motion score without computing it"),
       make_option("motion_fps_weight", "mfw", T::kDouble, 1.0, 0.0, 5.0, true,
-                  "fps-aware multiplicative weight/correction"),
+                  "multiplier on every per-frame score, e.g. to compensate for frame rate"),
       make_option("motion_blend_factor", "mbf", T::kDouble, 1.0, 0.0, 1.0, true,
-                  "blend motion score given an offset"),
+                  "in motion3, scale applied to the part of a score above motion_blend_offset "
+                  "(1 = unchanged)"),
       make_option("motion_blend_offset", "mbo", T::kDouble, 40.0, 0.0, 1000.0, true,
-                  "blend motion score starting from this offset"),
+                  "in motion3, knee above which scores are scaled by motion_blend_factor"),
       make_option("motion_add_scale1", "mdc", T::kBool, 0, 0, 1, true,
-                  "add motion score from scale1"),
-      make_option("motion_filter_size", "mfs", T::kInt, 5, 0, 9, true, "filtering size"),
-      make_option("motion_add_uv", "mau", T::kBool, 0, 0, 1, true, "include U and V terms"),
+                  "add the mean absolute difference of the half-size blurred frames"),
+      make_option("motion_filter_size", "mfs", T::kInt, 5, 0, 9, true, "blur kernel: 3 = 3-tap, 1 = none, other values = the 5-tap default"),
+      make_option("motion_add_uv", "mau", T::kBool, 0, 0, 1, true, "add the same measure on the two chroma planes"),
       make_option("motion_max_val", "mmxv", T::kDouble, 10000.0, 0.0, 10000.0, true,
-                  "maximum value allowed; larger values will be clipped to this value"),
+                  "ceiling of the motion scores; higher values are clamped to it"),
   };
 }
 

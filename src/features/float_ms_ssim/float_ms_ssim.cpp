@@ -181,9 +181,11 @@ OptionSpec bool_option(const char* name, const char* help) {
 const bool kRegistered = register_extractor({
     .name = "float_ms_ssim",
     .options = {bool_option("enable_lcs",
-                            "enable luminance, contrast and structure intermediate output"),
-                bool_option("enable_db", "write MS-SSIM values as dB"),
-                bool_option("clip_db", "clip dB scores")},
+                            "also emit each scale's mean luminance, contrast and structure "
+                            "terms"),
+                bool_option("enable_db", "report -10·log10(1 - MS-SSIM) in dB instead"),
+                bool_option("clip_db", "with enable_db, cap the dB score at a ceiling set by "
+                                       "frame size and bit depth")},
     .provided_features = {"float_ms_ssim"},
     .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<FloatMsSsim>(o);

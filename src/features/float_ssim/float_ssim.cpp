@@ -173,10 +173,14 @@ std::vector<OptionSpec> float_ssim_options() {
   scale.min = 0;
   scale.max = 10;
   scale.feature_param = false;
-  scale.help = "decimation scale factor (0=auto, 1=no downscaling, 2-10=explicit)";
-  return {bool_option("enable_lcs", "enable luminance, contrast and structure intermediate output"),
-          bool_option("enable_db", "write SSIM values as dB"),
-          bool_option("clip_db", "clip dB scores"), scale};
+  scale.help = "box-filter decimation factor: 0 picks max(1, round(min(W, H) / 256)), 1 keeps "
+               "full size, 2..10 force that factor";
+  return {bool_option("enable_lcs", "also emit the mean luminance, contrast and structure terms "
+                                        "(float_ssim_l, _c, _s)"),
+          bool_option("enable_db", "report -10·log10(1 - SSIM) in dB instead of SSIM"),
+          bool_option("clip_db", "with enable_db, cap the dB score at a ceiling set by frame "
+                             "size and bit depth"),
+          scale};
 }
 
 const bool kRegistered = register_extractor({

@@ -60,27 +60,26 @@ std::vector<OptionSpec> vif_options() {
   const double kNoLimit = 1e300;
   std::vector<OptionSpec> o;
   o.push_back(spec("debug", "", T::kBool, 0, -kNoLimit, kNoLimit,
-                   "debug mode: enable additional output", false));
+                   "also emit vif, vif_num, vif_den and each scale's numerator and denominator",
+                   false));
   o.push_back(spec("vif_enhn_gain_limit", "egl", T::kDouble, 100.0, 1.0, 100.0,
-                   "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain "
-                   "is completely disabled"));
+                   "upper bound on the VIF gain of distorted over reference (1..100; 1 credits no "
+                   "enhancement)"));
   o.push_back(spec("vif_kernelscale", "ks", T::kDouble, 1.0, 0.1, 4.0,
-                   "scaling factor for the gaussian kernel (2.0 means multiplying the standard "
-                   "deviation by 2 and enlarge the kernel size accordingly"));
+                   "multiplier on the Gaussian filters' sigma and length; only libvmaf's tabulated "
+                   "values are accepted"));
   o.push_back(spec("vif_prescale", "ps", T::kDouble, 1.0, 0.1, 4.0,
-                   "scaling factor for the frame (2.0 means making the image twice as large on "
-                   "each dimension)"));
+                   "resize factor applied to both pictures before VIF (2 doubles width and height)"));
   for (int s = 1; s <= 3; ++s)
     o.push_back(spec(fmt::format("vif_scale{}_min_val", s), fmt::format("s{}miv", s), T::kDouble,
                      0.0, 0.0, 1.0,
-                     "minimum value allowed; smaller values will be set to this value"));
+                     fmt::format("floor applied to the scale-{} VIF score", s)));
   o.push_back(spec("vif_prescale_method", "pm", T::kString, 0, -kNoLimit, kNoLimit,
-                   "scaling method for the frame, supported options: [nearest, bilinear, "
-                   "bicubic, lanczos4]",
+                   "resampling filter for vif_prescale: nearest, bilinear, bicubic or lanczos4",
                    true, "nearest"));
-  o.push_back(spec("vif_sigma_nsq", "snsq", T::kDouble, 2.0, 0.0, 5.0, "neural noise variance"));
+  o.push_back(spec("vif_sigma_nsq", "snsq", T::kDouble, 2.0, 0.0, 5.0, "variance of the additive neural-noise term in the VIF model"));
   o.push_back(spec("vif_skip_scale0", "ssclz", T::kBool, 0, -kNoLimit, kNoLimit,
-                   "when set, skip scale 0 calculations"));
+                   "leave scale 0 out; its score is reported as 0"));
   return o;
 }
 

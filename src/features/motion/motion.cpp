@@ -7,6 +7,19 @@
 // and integer_motion with debug=true); at the end of the video it emits
 // integer_motion2 (the smaller of m[i] and m[i+1]) and integer_motion3 (motion2
 // blended and clipped), which need the next frame.
+//
+// motion_legacy=true reproduces libvmaf 3.0.0/3.1.0 (integer_motion.c at tag
+// v3.0.0): each reference frame is blurred on its own (vertical pass rounded to
+// bpc fractional bits, horizontal to 16, borders mirrored as -i before the
+// start and 2n-1-i past the end), m[i] = (float)(SAD(blur[i-1], blur[i]) /
+// 256) / (float)(w·h). motion2 then follows as in 3.2.0 (same structure as
+// 3.0: 0, min(m[i], m[i+1]), last frame its own m). 3.0 printed
+// integer_motion by default (its debug option defaulted to true): pass
+// debug=true as well to get that column. The 3.2.0 options (fps weight,
+// clipping, blending, five-frame window, moving average) apply on top; with
+// their defaults the values are 3.0's. The option is not a feature
+// parameter, so names stay integer_motion2 etc. and a VMAF model consumes the
+// legacy values as it did under 3.0.
 
 #include <cstring>
 #include <memory>
@@ -66,19 +79,20 @@ OptionSpec double_option(const char* name, const char* alias, double default_val
 // feature-parameter flags as in integer_motion.c), plus motion_legacy.
 std::vector<OptionSpec> motion_options() {
   return {
-      bool_option("motion_force_zero", "force_0", true, "forcing motion score to zero"),
+      bool_option("motion_force_zero", "force_0", true, "emit 0 for every motion score without computing it"),
       double_option("motion_blend_factor", "mbf", 1.0, 0.0, 1.0,
-                    "blend motion score given an offset"),
+                    "in motion3, scale applied to the part of a score above motion_blend_offset "
+                    "(1 = unchanged)"),
       double_option("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0,
-                    "blend motion score starting from this offset"),
+                    "in motion3, knee above which scores are scaled by motion_blend_factor"),
       double_option("motion_fps_weight", "mfw", 1.0, 0.0, 5.0,
-                    "fps-aware multiplicative weight/correction"),
+                    "multiplier on every per-frame score, e.g. to compensate for frame rate"),
       double_option("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0,
-                    "maximum value allowed; larger values will be clipped to this value"),
-      bool_option("motion_five_frame_window", "mffw", true, "use five-frame temporal window"),
+                    "ceiling of the motion scores; higher values are clamped to it"),
+      bool_option("motion_five_frame_window", "mffw", true, "compare each frame with frame n-2 instead of n-1"),
       bool_option("motion_moving_average", "mma", true,
-                  "use moving average for motion scores after first frame"),
-      bool_option("debug", "", false, "debug mode: enable additional output"),
+                  "motion3 = mean of this and the previous frame's blended score"),
+      bool_option("debug", "", false, "also emit integer_motion, a copy of the per-frame score"),
       // VQE addition. Not a feature parameter: the emitted names stay those
       // of libvmaf 3.0/3.1 (integer_motion2, ...), so a VMAF model and old
       // dashboards read the legacy values under the names they know.
@@ -148,8 +162,8 @@ class IntegerMotion final : public FeatureExtractor {
     double score = 0.0;
 
     if (legacy_) {
-      // The 3.0 extractor blurs every frame (even under force_zero it emits
-      // zeros only; blurring is skipped then).
+      // Every frame is blurred into the ring (under force_zero the 3.0
+      // extractor emitted zeros without blurring).
       if (!force_zero_) {
         blur_current(reference, index);
         if (compare) {
@@ -166,8 +180,9 @@ class IntegerMotion final : public FeatureExtractor {
       }
     } else if (!force_zero_) {
       if (compare) {
-        const std::uint64_t sad = format_.bit_depth == 8 ? sad_against<std::uint8_t>(reference, index - step)
-                                                         : sad_against<std::uint16_t>(reference, index - step);
+        const std::uint64_t sad = format_.bit_depth == 8
+                                      ? sad_against<std::uint8_t>(reference, index - step)
+                                      : sad_against<std::uint16_t>(reference, index - step);
         const unsigned area = static_cast<unsigned>(format_.width) *
                               static_cast<unsigned>(format_.height);
         score = vmaf_min(static_cast<double>(sad) / 256.0 / static_cast<double>(area) * fps_weight_,

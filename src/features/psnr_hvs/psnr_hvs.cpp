@@ -65,20 +65,20 @@ void fdct8(Coeff* y, const Coeff* x, int stride) {
   t6 += t7;
   const int t6h = unbiased_rshift(t6, 1);
   t7 = t6h - t7;
-  // embedded 4-point type-II DCT
+  // inner DCT-II of size 4
   t0 += t6h;
   t6 = t0 - t6;
   t2 = t4h - t2;
   t4 = t2 - t4;
-  // embedded 2-point type-II DCT (lifting by tan(pi/8), sin(pi/4))
+  // inner DCT-II of size 2 (lifting by tan(pi/8), sin(pi/4))
   t0 -= (t4 * 13573 + 16384) >> 15;
   t4 += (t0 * 11585 + 8192) >> 14;
   t0 -= (t4 * 13573 + 16384) >> 15;
-  // embedded 2-point type-IV DST
+  // inner DST-IV of size 2
   t6 -= (t2 * 21895 + 16384) >> 15;
   t2 += (t6 * 15137 + 8192) >> 14;
   t6 -= (t2 * 21895 + 16384) >> 15;
-  // embedded 4-point type-IV DST
+  // inner DST-IV of size 4
   t3 += (t5 * 19195 + 16384) >> 15;
   t5 += (t3 * 11585 + 8192) >> 14;
   t3 -= (t5 * 7489 + 4096) >> 13;

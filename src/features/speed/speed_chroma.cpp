@@ -23,22 +23,23 @@ std::vector<OptionSpec> speed_chroma_options() {
   // name, alias, type, default, min, max, default_string, feature_param, help
   return {
       {"speed_kernelscale", "ks", T::kDouble, 1.0, 0.1, 4.0, "", true,
-       "scaling factor for the gaussian kernel (2.0 means multiplying the standard deviation "
-       "by 2 and enlarge the kernel size accordingly"},
+       "multiplier on the Gaussian filter's sigma and length; only supported values are "
+       "accepted"},
       {"speed_prescale", "ps", T::kDouble, 1.0, 0.1, 4.0, "", true,
-       "scaling factor for the frame (2.0 means making the image twice as large on each "
-       "dimension)"},
+       "resize factor applied before SpEED (2 doubles width and height)"},
       {"speed_prescale_method", "psm", T::kString, 0, -1e300, 1e300, "nearest", true,
-       "scaling method for the frame, supported options: [nearest, bilinear, bicubic, "
-       "lanczos4]"},
+       "resampling filter for speed_prescale: nearest, bilinear, bicubic or lanczos4"},
       {"speed_sigma_nn", "snn", T::kDouble, 0.29, 0.1, 2.0, "", true,
-       "standard deviation of neural noise"},
+       "neural-noise level added to every eigenvalue term of the block entropies"},
       {"speed_nn_floor", "nnf", T::kDouble, 0.0, 0.0, 1.0, "", true,
-       "neural noise floor, expressed in percentage of sigma_nn"},
+       "blocks whose entropies both stay below that of noise at (1 + this) times "
+       "speed_sigma_nn are ignored"},
       {"speed_max_val", "mxv", T::kDouble, 1000.0, 0.0, 1000.0, "", true,
-       "maximum value allowed; larger values will be clipped to this value"},
+       "ceiling of the reported scores; higher values are clamped to it"},
       {"speed_weight_var_mode", "wvm", T::kInt, 0, 0, 6, "", true,
-       "different approaches to perform variance-based weighting"},
+       "variance weighting of block entropies: 0 each its own, 1 reference's, "
+       "2 distorted's, 3 their mean; 4..6 reference's for the reference and a mix "
+       "(1/2, 3/4, 1/4 reference) for the distorted"},
   };
 }
 

@@ -643,7 +643,7 @@ bool Engine::estimate(const float* data, Results& out) {
       cov_[yi * n + xi] = cov;
     }
 
-  // 2. Eigenvalues of the covariance matrix.
+  // 2. Spectrum of the covariance: tridiagonalise, then QR iterations.
   std::copy(cov_.begin(), cov_.end(), mat_a_.begin());
   tridiagonalize(mat_a_.data(), n, tri_d_.data(), tri_sd_.data(), tri_v_.data(), tri_x_.data());
   tridiagonal_eigenvalues(tri_d_.data(), tri_sd_.data(), eigenvalues_.data(), n);

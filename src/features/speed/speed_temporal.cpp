@@ -22,21 +22,20 @@ std::vector<OptionSpec> speed_temporal_options() {
   // name, alias, type, default, min, max, default_string, feature_param, help
   return {
       {"speed_kernelscale", "ks", T::kDouble, 1.0, 0.1, 4.0, "", true,
-       "scaling factor for the gaussian kernel (2.0 means multiplying the standard deviation "
-       "by 2 and enlarge the kernel size accordingly"},
+       "multiplier on the Gaussian filter's sigma and length; only supported values are "
+       "accepted"},
       {"speed_prescale", "ps", T::kDouble, 1.0, 0.1, 4.0, "", true,
-       "scaling factor for the frame (2.0 means making the image twice as large on each "
-       "dimension)"},
+       "resize factor applied before SpEED (2 doubles width and height)"},
       {"speed_prescale_method", "psm", T::kString, 0, -1e300, 1e300, "nearest", true,
-       "scaling method for the frame, supported options: [nearest, bilinear, bicubic, "
-       "lanczos4]"},
+       "resampling filter for speed_prescale: nearest, bilinear, bicubic or lanczos4"},
       {"speed_sigma_nn", "snn", T::kDouble, 0.29, 0.1, 2.0, "", true,
-       "standard deviation of neural noise"},
+       "neural-noise level added to every eigenvalue term of the block entropies"},
       {"speed_nn_floor", "nnf", T::kDouble, 0.0, 0.0, 1.0, "", true,
-       "neural noise floor, expressed in percentage of sigma_nn"},
+       "blocks whose entropies both stay below that of noise at (1 + this) times "
+       "speed_sigma_nn are ignored"},
       {"speed_max_val", "mxv", T::kDouble, 1000.0, 0.0, 1000.0, "", true,
-       "maximum value allowed (accepted for compatibility; libvmaf does not clip "
-       "speed_temporal)"},
+       "accepted for compatibility and ignored: speed_temporal scores are never "
+       "clamped"},
       {"speed_use_ref_diff", "urd", T::kBool, 0, -1e300, 1e300, "", true,
        "debug mode: take the distorted frame difference against the reference"},
   };

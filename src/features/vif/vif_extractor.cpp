@@ -45,8 +45,8 @@ std::vector<OptionSpec> vif_options() {
     s.type = OptionSpec::Type::kBool;
     s.default_value = 0;
     s.feature_param = false;
-    s.help = "debug mode: also emit integer_vif, its numerator/denominator and the per-scale "
-             "numerators and denominators";
+    s.help = "also emit integer_vif, its numerator and denominator, and each scale's "
+             "numerator and denominator";
     o.push_back(s);
   }
   {
@@ -58,8 +58,8 @@ std::vector<OptionSpec> vif_options() {
     s.min = 1.0;
     s.max = 100.0;
     s.feature_param = true;
-    s.help = "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is "
-             "completely disabled";
+    s.help = "upper bound on the VIF gain of distorted over reference (1..100; 1 credits no "
+             "enhancement)";
     o.push_back(s);
   }
   {
@@ -69,7 +69,7 @@ std::vector<OptionSpec> vif_options() {
     s.type = OptionSpec::Type::kBool;
     s.default_value = 0;
     s.feature_param = true;
-    s.help = "when set, skip scale 0 calculations (scale 0 reports 0)";
+    s.help = "leave scale 0 out; its score is reported as 0";
     o.push_back(s);
   }
   return o;
