@@ -235,9 +235,9 @@ TEST(Model, EmbeddedTextsAreTheModelsFolder) {
   for (const auto& entry : vqe::model_detail::builtin_model_texts()) {
     SCOPED_TRACE(entry.version);
     const fs::path file = models / (std::string(entry.version) + ".vqem");
-    ASSERT_TRUE(fs::exists(file)) << "regenerate with scripts/vmaf_json_to_vqem.py embed";
+    ASSERT_TRUE(fs::exists(file)) << "every embedded model comes from models/ (cmake/EmbedModels.cmake)";
     EXPECT_TRUE(read_text(file) == entry.text)
-        << file << " differs from the embedded copy: run scripts/vmaf_json_to_vqem.py embed";
+        << file << " differs from the embedded copy: re-run cmake";
     // The licence travels with the numbers.
     EXPECT_NE(entry.text.find("Copyright (c) 2020 Netflix, Inc."), std::string_view::npos);
     EXPECT_NE(entry.text.find("DISCLAIMER"), std::string_view::npos);

@@ -133,29 +133,47 @@ float lab_f(double c) {
   return static_cast<float>((kKappa * c + 16.0) * (1.0 / 116.0));
 }
 
-// Y'CbCr sample values (integers, bit depth `bpc`) to L*a*b*.
+// Maps a Y'CbCr code value to its nominal range: (v − offset·scale) /
+// (span·scale), the reciprocal formed first (studio-swing levels scaled to
+// the bit depth by `scale`).
+double normalize_code(double value, double offset, double span, double scale) {
+  return (value - offset * scale) * (1. / (span * scale));
+}
+
+// Linear-light RGB → CIE XYZ (sRGB primaries, D65 white) and the D65 white
+// point, as the coefficients libvmaf's ciede.c uses.
+constexpr double kRgbToXyz[3][3] = {
+    {0.4124564390896921, 0.357576077643909, 0.18043748326639894},
+    {0.21267285140562248, 0.715152155287818, 0.07217499330655958},
+    {0.019333895582329317, 0.119192025881303, 0.9503040785363677}};
+constexpr double kWhiteD65[3] = {0.95047, 1.0, 1.08883};
+
+// Y'CbCr sample values (integers, bit depth given through `scale`) to
+// CIE L*a*b*: the conversion chain of libvmaf's ciede.c (get_lab_color),
+// i.e. BT.709 Y'CbCr → R'G'B', the sRGB transfer inverse, RGB → XYZ, then
+// the CIE 1976 L*a*b* definition relative to D65.
 Lab to_lab(double y, double u, double v, double scale) {
-  y = (y - 16. * scale) * (1. / (219. * scale));
-  u = (u - 128. * scale) * (1. / (224. * scale));
-  v = (v - 128. * scale) * (1. / (224. * scale));
+  const double luma = normalize_code(y, 16., 219., scale);
+  const double cb = normalize_code(u, 128., 224., scale);
+  const double cr = normalize_code(v, 128., 224., scale);
 
-  // BT.709 Y'CbCr -> R'G'B'
-  double r = y + 1.28033 * v;
-  double g = y - 0.21482 * u - 0.38059 * v;
-  double b = y + 2.12798 * u;
-  r = srgb_to_linear(r);
-  g = srgb_to_linear(g);
-  b = srgb_to_linear(b);
+  // BT.709 inverse matrix, then linearise each component.
+  const double linear[3] = {srgb_to_linear(luma + 1.28033 * cr),
+                            srgb_to_linear(luma - 0.21482 * cb - 0.38059 * cr),
+                            srgb_to_linear(luma + 2.12798 * cb)};
 
-  double x = r * 0.4124564390896921 + g * 0.357576077643909 + b * 0.18043748326639894;
-  double yy = r * 0.21267285140562248 + g * 0.715152155287818 + b * 0.07217499330655958;
-  double z = r * 0.019333895582329317 + g * 0.119192025881303 + b * 0.9503040785363677;
-
-  x = lab_f(x * (1.0 / 0.95047));
-  yy = lab_f(yy);
-  z = lab_f(z * (1.0 / 1.08883));
-  return Lab{static_cast<float>((116.0 * yy) - 16.0), static_cast<float>(500.0 * (x - yy)),
-             static_cast<float>(200.0 * (yy - z))};
+  // f(X/Xn), f(Y/Yn), f(Z/Zn); f's float result is kept in a double.
+  double f[3];
+  for (int row = 0; row < 3; ++row) {
+    const double tristimulus = linear[0] * kRgbToXyz[row][0] + linear[1] * kRgbToXyz[row][1] +
+                               linear[2] * kRgbToXyz[row][2];
+    f[row] = lab_f(tristimulus * (1.0 / kWhiteD65[row]));
+  }
+  const double lightness = 116.0 * f[1] - 16.0;
+  const double red_green = 500.0 * (f[0] - f[1]);
+  const double yellow_blue = 200.0 * (f[1] - f[2]);
+  return Lab{static_cast<float>(lightness), static_cast<float>(red_green),
+             static_cast<float>(yellow_blue)};
 }
 
 class Ciede final : public FeatureExtractor {

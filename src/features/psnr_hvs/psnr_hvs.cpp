@@ -18,6 +18,7 @@
 /// VQE's ceil-sized planes; at odd sizes libvmaf (which cannot read such
 /// files) would use floor-sized ones.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -36,77 +37,114 @@ namespace {
 
 using Coeff = std::int32_t;
 
-// Daala's unbiased right shift: rounds toward zero, as OD_DCT_RSHIFT.
-inline std::int32_t unbiased_rshift(std::int32_t a, int b) {
-  const std::uint32_t ua = static_cast<std::uint32_t>(a);
-  return static_cast<std::int32_t>((ua >> (32 - b)) + ua) >> b;
+// Halving that rounds toward zero (Daala's OD_DCT_RSHIFT with shift 1 is
+// the only use here): adding the sign bit before the arithmetic shift makes
+// negative odd values round up instead of down.
+inline int half_toward_zero(int v) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(v);
+  return static_cast<std::int32_t>(bits + (bits >> 31)) >> 1;
 }
 
-// Daala's lifting-based 8-point type-II integer DCT (od_bin_fdct8): reads 8
-// values spaced `stride` apart from `x`, writes 8 contiguous outputs to `y`.
-void fdct8(Coeff* y, const Coeff* x, int stride) {
-  int t0 = x[0 * stride];
-  int t4 = x[1 * stride];
-  int t2 = x[2 * stride];
-  int t6 = x[3 * stride];
-  int t7 = x[4 * stride];
-  int t3 = x[5 * stride];
-  int t5 = x[6 * stride];
-  int t1 = x[7 * stride];
-  // +1/-1 butterflies
-  t1 = t0 - t1;
-  const int t1h = unbiased_rshift(t1, 1);
-  t0 -= t1h;
-  t4 += t5;
-  const int t4h = unbiased_rshift(t4, 1);
-  t5 -= t4h;
-  t3 = t2 - t3;
-  t2 -= unbiased_rshift(t3, 1);
-  t6 += t7;
-  const int t6h = unbiased_rshift(t6, 1);
-  t7 = t6h - t7;
-  // inner DCT-II of size 4
-  t0 += t6h;
-  t6 = t0 - t6;
-  t2 = t4h - t2;
-  t4 = t2 - t4;
-  // inner DCT-II of size 2 (lifting by tan(pi/8), sin(pi/4))
-  t0 -= (t4 * 13573 + 16384) >> 15;
-  t4 += (t0 * 11585 + 8192) >> 14;
-  t0 -= (t4 * 13573 + 16384) >> 15;
-  // inner DST-IV of size 2
-  t6 -= (t2 * 21895 + 16384) >> 15;
-  t2 += (t6 * 15137 + 8192) >> 14;
-  t6 -= (t2 * 21895 + 16384) >> 15;
-  // inner DST-IV of size 4
-  t3 += (t5 * 19195 + 16384) >> 15;
-  t5 += (t3 * 11585 + 8192) >> 14;
-  t3 -= (t5 * 7489 + 4096) >> 13;
-  t7 = unbiased_rshift(t5, 1) - t7;
-  t5 -= t7;
-  t3 = t1h - t3;
-  t1 -= t3;
-  t7 += (t1 * 3227 + 16384) >> 15;
-  t1 -= (t7 * 6393 + 16384) >> 15;
-  t7 += (t1 * 3227 + 16384) >> 15;
-  t5 += (t3 * 2485 + 4096) >> 13;
-  t3 -= (t5 * 18205 + 16384) >> 15;
-  t5 += (t3 * 2485 + 4096) >> 13;
-  y[0] = t0;
-  y[1] = t1;
-  y[2] = t2;
-  y[3] = t3;
-  y[4] = t4;
-  y[5] = t5;
-  y[6] = t6;
-  y[7] = t7;
+// Difference butterfly: hi ← lo − hi, then lo ← lo − hi/2 (lo becomes the
+// rounded mean). Returns the halved difference.
+inline int difference_butterfly(int& lo, int& hi) {
+  hi = lo - hi;
+  const int half = half_toward_zero(hi);
+  lo -= half;
+  return half;
 }
 
-// 2-D 8×8 DCT of a row-major block, in place: columns first, then rows.
-void fdct8x8(Coeff* block) {
-  Coeff z[64];
-  for (int i = 0; i < 8; ++i) fdct8(z + 8 * i, block + i, 8);
-  for (int i = 0; i < 8; ++i) fdct8(block + 8 * i, z + i, 8);
+// Sum butterfly: lo ← lo + hi, then hi ← hi − lo/2. Returns the halved sum.
+inline int sum_butterfly(int& lo, int& hi) {
+  lo += hi;
+  const int half = half_toward_zero(lo);
+  hi -= half;
+  return half;
+}
+
+// One lifting multiplier: round(v · mul / 2^shift), rounding half up, applied
+// with `sign` (+1 adds the product, −1 subtracts it).
+struct Lift {
+  int sign;
+  int mul;
+  int shift;
+};
+
+inline int lifted(int v, const Lift& l) {
+  return l.sign * ((v * l.mul + (1 << (l.shift - 1))) >> l.shift);
+}
+
+// An integer-reversible plane rotation written as three alternating lifting
+// steps: p ← p ± f₀(q), q ← q ± f₁(p), p ← p ± f₂(q).
+inline void rotate_by_lifting(int& p, int& q, const Lift (&steps)[3]) {
+  p += lifted(q, steps[0]);
+  q += lifted(p, steps[1]);
+  p += lifted(q, steps[2]);
+}
+
+// Lifting coefficients of the rotations (multipliers are tangents / sines of
+// multiples of π/16 in Q13–Q15), from Daala's 8-point integer DCT.
+constexpr Lift kRotEvenDc[3] = {{-1, 13573, 15}, {+1, 11585, 14}, {-1, 13573, 15}};
+constexpr Lift kRotEvenAc[3] = {{-1, 21895, 15}, {+1, 15137, 14}, {-1, 21895, 15}};
+constexpr Lift kRotOddMid[3] = {{+1, 19195, 15}, {+1, 11585, 14}, {-1, 7489, 13}};
+constexpr Lift kRotOddOuter[3] = {{+1, 3227, 15}, {-1, 6393, 15}, {+1, 3227, 15}};
+constexpr Lift kRotOddInner[3] = {{+1, 2485, 13}, {-1, 18205, 15}, {+1, 2485, 13}};
+
+// Where each input sample lands in the working register file `r` below: the
+// butterflies are written on register numbers, and register k holds output
+// coefficient k once the transform is done.
+constexpr int kInputSlot[8] = {0, 4, 2, 6, 7, 3, 5, 1};
+
+// The 8-point type-II integer DCT of Daala (od_bin_fdct8 in the Xiph code
+// bundled with libvmaf, libvmaf/src/feature/third_party/xiph/psnr_hvs.c):
+// a lifting factorisation, so every step is exact integer arithmetic. Reads 8
+// samples `stride` apart starting at `in`, writes 8 contiguous coefficients.
+void dct8_lifting(Coeff* out, const Coeff* in, int stride) {
+  int r[8];
+  for (int k = 0; k < 8; ++k) r[kInputSlot[k]] = in[k * stride];
+
+  // Stage 1: sum/difference butterflies on the mirrored pairs; each hands
+  // back its halved sum/difference for the later stages.
+  const int half_r1 = difference_butterfly(r[0], r[1]);
+  const int half_r4 = sum_butterfly(r[4], r[5]);
+  difference_butterfly(r[2], r[3]);
+  const int half_r6 = sum_butterfly(r[6], r[7]);
+  r[7] = -r[7];
+
+  // Stage 2: the even half, a 4-point DCT-II built from a butterfly and two
+  // rotations.
+  r[0] += half_r6;
+  r[6] = r[0] - r[6];
+  r[2] = half_r4 - r[2];
+  r[4] = r[2] - r[4];
+  rotate_by_lifting(r[0], r[4], kRotEvenDc);
+  rotate_by_lifting(r[6], r[2], kRotEvenAc);
+
+  // Stage 3: the odd half, a 4-point DST-IV: one rotation, a butterfly, then
+  // two more rotations.
+  rotate_by_lifting(r[3], r[5], kRotOddMid);
+  r[7] = half_toward_zero(r[5]) - r[7];
+  r[5] -= r[7];
+  r[3] = half_r1 - r[3];
+  r[1] -= r[3];
+  rotate_by_lifting(r[7], r[1], kRotOddOuter);
+  rotate_by_lifting(r[5], r[3], kRotOddInner);
+
+  for (int k = 0; k < 8; ++k) out[k] = r[k];
+}
+
+// Transforms every column of the row-major 8×8 `in` and stores the result of
+// column c as row c of `out` (a transform plus a transpose).
+void dct_columns_to_rows(Coeff* out, const Coeff* in) {
+  for (int c = 0; c < 8; ++c) dct8_lifting(out + 8 * c, in + c, 8);
+}
+
+// Separable 2-D 8×8 DCT in place: two column passes, each transposing, so the
+// second pass transforms the rows of the original block.
+void dct8x8(Coeff* block) {
+  Coeff transposed[64];
+  dct_columns_to_rows(transposed, block);
+  dct_columns_to_rows(block, transposed);
 }
 
 // CSF weights (normalised inverse quantisation at the point of transparency)
@@ -144,92 +182,129 @@ constexpr float kCsfCr420[8][8] = {
 
 constexpr int kBlock = 8;
 constexpr int kStep = 7;
+constexpr int kBlockSize = kBlock * kBlock;
+
+// Sum of the samples of the n×n square at (row0, col0) of a row-major 8×8
+// block, visited row by row, accumulated in float.
+float square_sum(const Coeff* block, int row0, int col0, int n) {
+  float sum = 0;
+  for (int r = row0; r < row0 + n; ++r)
+    for (int c = col0; c < col0 + n; ++c) sum += block[r * kBlock + c];
+  return sum;
+}
+
+// Sum of squared deviations from `mean` over the same square, same order.
+float square_sq_dev(const Coeff* block, int row0, int col0, int n, float mean) {
+  float sum = 0;
+  for (int r = row0; r < row0 + n; ++r)
+    for (int c = col0; c < col0 + n; ++c)
+      sum += (block[r * kBlock + c] - mean) * (block[r * kBlock + c] - mean);
+  return sum;
+}
+
+// Variance-based sum of squares of an n×n square: the unbiased variance
+// scaled back by n² (i.e. ssd·n²/(n²−1)), with the factor formed in float.
+float unbiased_scaled_ssd(const Coeff* block, int row0, int col0, int n) {
+  const int count = n * n;
+  const float mean = square_sum(block, row0, col0, n) / static_cast<float>(count);
+  const float ssd = square_sq_dev(block, row0, col0, n, mean);
+  return ssd * (1 / static_cast<float>(count - 1) * count);
+}
+
+// PSNR-HVS-M's activity factor of a pixel block: the summed variances of its
+// four 4×4 quadrants over the variance of the whole block (0 for a flat
+// block). Quadrants are summed top-left, bottom-left, top-right, bottom-right,
+// as in the Xiph implementation.
+float quadrant_activity(const Coeff* block) {
+  const float whole = unbiased_scaled_ssd(block, 0, 0, kBlock);
+  float quadrants = 0;
+  for (int col0 = 0; col0 < kBlock; col0 += 4)
+    for (int row0 = 0; row0 < kBlock; row0 += 4)
+      quadrants += unbiased_scaled_ssd(block, row0, col0, 4);
+  return whole > 0 ? quadrants / whole : whole;
+}
+
+// Masking energy of a DCT block: Σ coeff²·weight over the AC coefficients.
+float ac_energy(const Coeff* dct, const float (&weight)[8][8]) {
+  float energy = 0;
+  for (int u = 0; u < kBlock; ++u)
+    for (int v = (u == 0 ? 1 : 0); v < kBlock; ++v) {
+      const Coeff c = dct[u * kBlock + v];
+      energy += c * c * weight[u][v];
+    }
+  return energy;
+}
+
+// Contrast-masking level of one block (PSNR-HVS-M, Ponomarenko et al. 2007):
+// sqrt(AC energy · activity) / 32, formed in double and stored as float.
+float masking_level(const Coeff* dct, float activity, const float (&weight)[8][8]) {
+  return static_cast<float>(
+      std::sqrt(static_cast<double>(ac_energy(dct, weight) * activity)) / 32.f);
+}
+
+// Adds the CSF-weighted squared coefficient errors of one block to `total`.
+// AC errors below the masking threshold (level / weight) count as zero and
+// above it are reduced by it; the DC error is never masked.
+void add_block_error(float& total, const Coeff* src_dct, const Coeff* dst_dct, float level,
+                     const float (&weight)[8][8], const float (&csf)[8][8]) {
+  for (int u = 0; u < kBlock; ++u) {
+    for (int v = 0; v < kBlock; ++v) {
+      const int k = u * kBlock + v;
+      float diff = static_cast<float>(std::abs(src_dct[k] - dst_dct[k]));
+      if (k != 0) {
+        const float threshold = level / weight[u][v];
+        diff = diff < threshold ? 0 : diff - threshold;
+      }
+      total += (diff * csf[u][v]) * (diff * csf[u][v]);
+    }
+  }
+}
+
+// Copies the 8×8 block at (x, y) of a plane into a row-major block.
+template <typename T>
+void load_block(Coeff* block, const Plane& plane, int x, int y) {
+  for (int r = 0; r < kBlock; ++r) {
+    const T* samples = plane.row<T>(y + r) + x;
+    for (int c = 0; c < kBlock; ++c) block[r * kBlock + c] = samples[c];
+  }
+}
 
 // Mean PSNR-HVS-M error of one plane (width × height samples of type T,
-// values up to 2^bit_depth − 1), normalised by the squared peak. Returns
-// float precision as libvmaf's calc_psnrhvs. Needs width, height >= 8.
+// values up to 2^bit_depth − 1), normalised by the squared peak. The error is
+// accumulated in float, as Xiph's calc_psnrhvs (the definition followed
+// here) does. Needs width, height >= 8.
 template <typename T>
 double plane_error(const Plane& src_plane, const Plane& dst_plane, int bit_depth,
                    const float (&csf)[8][8]) {
   // Masking weights: (csf · 0.3885746225901003)², computed in double, stored float.
-  float mask[8][8];
-  for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 8; ++j)
-      mask[i][j] = static_cast<float>((csf[i][j] * 0.3885746225901003) *
-                                      (csf[i][j] * 0.3885746225901003));
+  float weight[8][8];
+  for (int u = 0; u < 8; ++u)
+    for (int v = 0; v < 8; ++v)
+      weight[u][v] = static_cast<float>((csf[u][v] * 0.3885746225901003) *
+                                        (csf[u][v] * 0.3885746225901003));
 
-  const int width = src_plane.width;
-  const int height = src_plane.height;
-  float ret = 0;
-  int pixels = 0;
-  Coeff dct_s[64];
-  Coeff dct_d[64];
-  for (int y = 0; y < height - 7; y += kStep) {
-    for (int x = 0; x < width - 7; x += kStep) {
-      float s_means[4] = {0, 0, 0, 0};
-      float d_means[4] = {0, 0, 0, 0};
-      float s_vars[4] = {0, 0, 0, 0};
-      float d_vars[4] = {0, 0, 0, 0};
-      float s_gmean = 0, d_gmean = 0, s_gvar = 0, d_gvar = 0, s_mask = 0, d_mask = 0;
-      for (int i = 0; i < kBlock; ++i) {
-        const T* srow = src_plane.row<T>(y + i) + x;
-        const T* drow = dst_plane.row<T>(y + i) + x;
-        for (int j = 0; j < kBlock; ++j) {
-          const int sub = ((i & 12) >> 2) + ((j & 12) >> 1);  // 4×4 quadrant
-          dct_s[i * 8 + j] = srow[j];
-          dct_d[i * 8 + j] = drow[j];
-          s_gmean += dct_s[i * 8 + j];
-          d_gmean += dct_d[i * 8 + j];
-          s_means[sub] += dct_s[i * 8 + j];
-          d_means[sub] += dct_d[i * 8 + j];
-        }
-      }
-      s_gmean /= 64.f;
-      d_gmean /= 64.f;
-      for (int i = 0; i < 4; ++i) s_means[i] /= 16.f;
-      for (int i = 0; i < 4; ++i) d_means[i] /= 16.f;
-      for (int i = 0; i < kBlock; ++i) {
-        for (int j = 0; j < kBlock; ++j) {
-          const int sub = ((i & 12) >> 2) + ((j & 12) >> 1);
-          s_gvar += (dct_s[i * 8 + j] - s_gmean) * (dct_s[i * 8 + j] - s_gmean);
-          d_gvar += (dct_d[i * 8 + j] - d_gmean) * (dct_d[i * 8 + j] - d_gmean);
-          s_vars[sub] += (dct_s[i * 8 + j] - s_means[sub]) * (dct_s[i * 8 + j] - s_means[sub]);
-          d_vars[sub] += (dct_d[i * 8 + j] - d_means[sub]) * (dct_d[i * 8 + j] - d_means[sub]);
-        }
-      }
-      // Unbiased variances, scaled back to sums (1/63·64 and 1/15·16 in float).
-      s_gvar *= 1 / 63.f * 64;
-      d_gvar *= 1 / 63.f * 64;
-      for (int i = 0; i < 4; ++i) s_vars[i] *= 1 / 15.f * 16;
-      for (int i = 0; i < 4; ++i) d_vars[i] *= 1 / 15.f * 16;
-      if (s_gvar > 0) s_gvar = (s_vars[0] + s_vars[1] + s_vars[2] + s_vars[3]) / s_gvar;
-      if (d_gvar > 0) d_gvar = (d_vars[0] + d_vars[1] + d_vars[2] + d_vars[3]) / d_gvar;
-      fdct8x8(dct_s);
-      fdct8x8(dct_d);
-      for (int i = 0; i < 8; ++i)
-        for (int j = (i == 0); j < 8; ++j)
-          s_mask += dct_s[i * 8 + j] * dct_s[i * 8 + j] * mask[i][j];
-      for (int i = 0; i < 8; ++i)
-        for (int j = (i == 0); j < 8; ++j)
-          d_mask += dct_d[i * 8 + j] * dct_d[i * 8 + j] * mask[i][j];
-      s_mask = static_cast<float>(std::sqrt(static_cast<double>(s_mask * s_gvar)) / 32.f);
-      d_mask = static_cast<float>(std::sqrt(static_cast<double>(d_mask * d_gvar)) / 32.f);
-      if (d_mask > s_mask) s_mask = d_mask;
-      for (int i = 0; i < 8; ++i) {
-        for (int j = 0; j < 8; ++j) {
-          float err = static_cast<float>(std::abs(dct_s[i * 8 + j] - dct_d[i * 8 + j]));
-          if (i != 0 || j != 0)
-            err = err < s_mask / mask[i][j] ? 0 : err - s_mask / mask[i][j];
-          ret += (err * csf[i][j]) * (err * csf[i][j]);
-          ++pixels;
-        }
-      }
+  float total = 0;
+  int blocks = 0;
+  Coeff src_block[kBlockSize];
+  Coeff dst_block[kBlockSize];
+  for (int y = 0; y + kBlock <= src_plane.height; y += kStep) {
+    for (int x = 0; x + kBlock <= src_plane.width; x += kStep) {
+      load_block<T>(src_block, src_plane, x, y);
+      load_block<T>(dst_block, dst_plane, x, y);
+      const float src_activity = quadrant_activity(src_block);
+      const float dst_activity = quadrant_activity(dst_block);
+      dct8x8(src_block);
+      dct8x8(dst_block);
+      const float level = std::max(masking_level(src_block, src_activity, weight),
+                                   masking_level(dst_block, dst_activity, weight));
+      add_block_error(total, src_block, dst_block, level, weight, csf);
+      ++blocks;
     }
   }
-  ret /= pixels;
+  total /= blocks * kBlockSize;
   const std::int32_t sample_max = (1 << bit_depth) - 1;
-  ret /= sample_max * sample_max;
-  return ret;
+  total /= sample_max * sample_max;
+  return total;
 }
 
 double to_db(double error) { return 10 * (-1 * std::log10(1.0 * error)); }

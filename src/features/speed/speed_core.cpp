@@ -372,77 +372,102 @@ void chop_small(float* d, float* sd, int n) {
     if (std::fabs(sd[i]) < kEigenEps * (std::fabs(d[i]) + std::fabs(d[i + 1]))) sd[i] = 0.0f;
 }
 
-float trailing_eigenvalue(const float* d, const float* sd, int n) {
-  const float ta = d[n - 2];
-  const float tb = d[n - 1];
-  const float tab = sd[n - 2];
-  const float dt = static_cast<float>((ta - tb) / 2.0);
-  if (dt > 0) return tb - tab * (tab / (dt + hypot_f(dt, tab)));
-  if (dt == 0) return tb - std::fabs(tab);
-  return tb + tab * (tab / (-dt + hypot_f(dt, tab)));
+// Wilkinson shift (Golub & Van Loan, "Matrix Computations", §8.3.5): the
+// eigenvalue of the trailing 2×2 block [[p, e], [e, q]] of the tridiagonal
+// matrix (diagonal `d`, off-diagonal `e`, order n) that lies nearer to q.
+// Arithmetic as libvmaf's speed.c: half-gap formed in double, rest in float.
+float wilkinson_shift(const float* diag, const float* off, int n) {
+  const float p = diag[n - 2];
+  const float q = diag[n - 1];
+  const float e = off[n - 2];
+  const float half_gap = static_cast<float>((p - q) / 2.0);
+  if (half_gap == 0) return q - std::fabs(e);
+  const float radius = hypot_f(half_gap, e);
+  if (half_gap > 0) return q - e * (e / (half_gap + radius));
+  return q + e * (e / (-half_gap + radius));
 }
 
-void givens(float a, float b, float* c, float* s) {
-  if (b == 0) {
-    *c = 1;
-    *s = 0;
-  } else if (std::fabs(b) > std::fabs(a)) {
-    const float t = -a / b;
-    const float s1 = static_cast<float>(1.0 / std::sqrt(static_cast<double>(1 + t * t)));
-    *s = s1;
-    *c = s1 * t;
-  } else {
-    const float t = -b / a;
-    const float c1 = static_cast<float>(1.0 / std::sqrt(static_cast<double>(1 + t * t)));
-    *c = c1;
-    *s = c1 * t;
-  }
+// A plane rotation [[c, s], [−s, c]] (cosine, sine).
+struct Rotation {
+  float c;
+  float s;
+};
+
+// 1/sqrt(1 + t²): the t² sum in float, the root and reciprocal in double.
+float inverse_secant(float t) {
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(1 + t * t)));
 }
 
-// One implicit symmetric QR step with Wilkinson shift on the n×n block.
-void qr_step(float* d, float* sd, int n) {
-  float mu = trailing_eigenvalue(d, sd, n);
-  if (kEigenEps * std::fabs(mu) > std::fabs(d[0]) + std::fabs(sd[0])) mu = 0;
-  float x = d[0] - mu;
-  float z = sd[0];
-  float ak = 0, bk = 0, zk = 0;
-  float ap = d[0], bp = sd[0], aq = d[1];
-  if (n == 2) {
-    float c, s;
-    givens(x, z, &c, &s);
-    const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
-    const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
-    const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
-    d[0] = ap1;
-    sd[0] = bp1;
-    d[1] = aq1;
-    return;
+// The Givens rotation that annihilates b against a (Golub & Van Loan,
+// Algorithm 5.1.3): with τ the ratio of the smaller to the larger entry
+// (negated), the larger entry's partner gets 1/sqrt(1+τ²) and the other τ
+// times that.
+Rotation annihilating_rotation(float a, float b) {
+  if (b == 0) return {1, 0};
+  if (std::fabs(b) > std::fabs(a)) {
+    const float tau = -a / b;
+    const float sine = inverse_secant(tau);
+    return {sine * tau, sine};
   }
-  float bq = sd[1];
-  for (int k = 0; k < n - 1; ++k) {
-    float c, s;
-    givens(x, z, &c, &s);
-    const float bk1 = c * bk - s * zk;
-    const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
-    const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
-    const float zp1 = -s * bq;
-    const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
-    const float bq1 = c * bq;
-    ak = ap1;
-    bk = bp1;
-    zk = zp1;
-    ap = aq1;
-    bp = bq1;
-    if (k < n - 2) aq = d[k + 2];
-    if (k < n - 3) bq = sd[k + 2];
-    d[k] = ak;
-    if (k > 0) sd[k - 1] = bk1;
-    if (k < n - 2) sd[k + 1] = bp;
-    x = bk;
-    z = zk;
+  const float tau = -b / a;
+  const float cosine = inverse_secant(tau);
+  return {cosine, cosine * tau};
+}
+
+// A symmetric 2×2 block [[top, off], [off, bottom]].
+struct Sym2 {
+  float top;
+  float off;
+  float bottom;
+};
+
+// Gᵀ·M·G for a rotation G, each entry expanded as in libvmaf's speed.c
+// (products of the rotated rows, left to right).
+Sym2 rotate_symmetric(const Rotation& g, const Sym2& m) {
+  const float row0_c = g.c * m.top - g.s * m.off;
+  const float row1_s = g.s * m.bottom - g.c * m.off;
+  const float col_lo = g.s * m.top + g.c * m.off;
+  const float col_hi = g.s * m.off + g.c * m.bottom;
+  return {g.c * row0_c + g.s * row1_s, g.c * col_lo - g.s * col_hi,
+          g.s * col_lo + g.c * col_hi};
+}
+
+// One implicit symmetric QR step with Wilkinson shift on an unreduced
+// tridiagonal block of order n >= 2 (Golub & Van Loan, Algorithm 8.3.2):
+// a rotation on rows/columns (k, k+1) creates a bulge below the band, which
+// each following rotation chases one position down until it leaves the
+// matrix. libvmaf's speed.c is the reference for the float arithmetic.
+void shifted_qr_sweep(float* diag, float* off, int n) {
+  float shift = wilkinson_shift(diag, off, n);
+  if (kEigenEps * std::fabs(shift) > std::fabs(diag[0]) + std::fabs(off[0])) shift = 0;
+
+  // The window is the 2×2 block at (k, k); `below` is the off-diagonal under
+  // it, `left` and `bulge` the settled off-diagonal and the bulge left of it.
+  Sym2 window{diag[0], off[0], diag[1]};
+  float below = n > 2 ? off[1] : 0.0f;
+  float left = 0;
+  float bulge = 0;
+  float lead = diag[0] - shift;  // entry the next rotation pivots on
+  float chase = off[0];          // entry the next rotation annihilates
+  for (int k = 0; k + 1 < n; ++k) {
+    const Rotation g = annihilating_rotation(lead, chase);
+    if (k > 0) off[k - 1] = g.c * left - g.s * bulge;
+    const Sym2 rotated = rotate_symmetric(g, window);
+    diag[k] = rotated.top;
+    left = rotated.off;
+    bulge = -g.s * below;
+    window.top = rotated.bottom;
+    window.off = g.c * below;
+    if (k + 2 < n) {
+      window.bottom = diag[k + 2];
+      off[k + 1] = window.off;
+    }
+    if (k + 3 < n) below = off[k + 2];
+    lead = left;
+    chase = bulge;
   }
-  d[n - 1] = ap;
-  sd[n - 2] = bk;
+  diag[n - 1] = window.top;
+  off[n - 2] = left;
 }
 
 void tridiagonal_eigenvalues(float* d, float* sd, float* eigenvalues, int n) {
@@ -456,7 +481,7 @@ void tridiagonal_eigenvalues(float* d, float* sd, float* eigenvalues, int n) {
     }
     int a = b - 1;
     while (a > 0 && sd[a - 1] != 0.0f) --a;
-    qr_step(d + a, sd + a, b - a + 1);
+    shifted_qr_sweep(d + a, sd + a, b - a + 1);
     chop_small(d + a, sd + a, b - a + 1);
     ++iter;
   }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
-/// @file The model files embedded in the library. The table and the texts
-/// are generated from models/*.vqem by scripts/vmaf_json_to_vqem.py --embed
-/// (files builtin/index.cpp and builtin/vqem_*.cpp); do not edit those by hand.
+/// @file The model files embedded in the library. CMake generates the table
+/// and the texts from models/*.vqem at configure time
+/// (cmake/EmbedModels.cmake, into <build>/builtin_models/).
 
 #include <span>
 #include <string_view>
