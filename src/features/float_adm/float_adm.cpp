@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "features/float_adm/adm_kernels.h"
+#include "core/float_plane.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -104,27 +105,6 @@ std::vector<OptionSpec> adm_options() {
   return o;
 }
 
-/// Luma plane to floats as x / 2^(bpc-8) - 128 (libvmaf picture_copy with
-/// offset -128); dst stride = width floats.
-void luma_to_float(const Picture& pic, float* dst) {
-  const Plane& p = pic.plane(0);
-  const int bpc = pic.bit_depth();
-  if (bpc == 8) {
-    for (int y = 0; y < p.height; ++y) {
-      const std::uint8_t* s = p.row<std::uint8_t>(y);
-      float* d = dst + static_cast<std::ptrdiff_t>(y) * p.width;
-      for (int x = 0; x < p.width; ++x) d[x] = static_cast<float>(s[x]) + -128.0f;
-    }
-    return;
-  }
-  const float scaler = static_cast<float>(1 << (bpc - 8));
-  for (int y = 0; y < p.height; ++y) {
-    const std::uint16_t* s = p.row<std::uint16_t>(y);
-    float* d = dst + static_cast<std::ptrdiff_t>(y) * p.width;
-    for (int x = 0; x < p.width; ++x) d[x] = static_cast<float>(s[x]) / scaler + -128.0f;
-  }
-}
-
 class FloatAdm final : public FeatureExtractor {
  public:
   explicit FloatAdm(const ParsedOptions& opts) : opts_(opts) {
@@ -176,8 +156,8 @@ class FloatAdm final : public FeatureExtractor {
 
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
-    luma_to_float(reference, ref_.data());
-    luma_to_float(distorted, dis_.data());
+    plane_to_float(reference.plane(0), reference.bit_depth(), -128.0f, ref_.data());
+    plane_to_float(distorted.plane(0), distorted.bit_depth(), -128.0f, dis_.data());
     const AdmResult r = computer_.compute(ref_.data(), dis_.data(), w_);
 
     auto at_least = [](double x, double floor) { return x > floor ? x : floor; };

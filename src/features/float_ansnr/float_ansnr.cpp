@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/float_plane.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -70,23 +71,6 @@ int mirror(int i, int n) {
     if (i >= n) i = 2 * n - 1 - i;
   }
   return i;
-}
-
-// picture_copy() with offset -128: 8-bit samples as floats, deeper ones
-// divided (in float) by 2^(bpc-8), then 128 subtracted (in float).
-void plane_to_float(const Plane& plane, int bit_depth, float* out) {
-  const int w = plane.width;
-  for (int y = 0; y < plane.height; ++y) {
-    float* o = out + static_cast<std::size_t>(y) * w;
-    if (bit_depth == 8) {
-      const std::uint8_t* s = plane.row<std::uint8_t>(y);
-      for (int x = 0; x < w; ++x) o[x] = static_cast<float>(s[x]) + -128.0f;
-    } else {
-      const float scale = static_cast<float>(1 << (bit_depth - 8));
-      const std::uint16_t* s = plane.row<std::uint16_t>(y);
-      for (int x = 0; x < w; ++x) o[x] = static_cast<float>(s[x]) / scale + -128.0f;
-    }
-  }
 }
 
 /// 2-D filtering with a fwidth × fwidth kernel (row-major), in libvmaf's
@@ -154,8 +138,8 @@ class FloatAnsnr final : public FeatureExtractor {
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
     const int w = format_.width, h = format_.height;
-    plane_to_float(reference.plane(0), format_.bit_depth, ref_.data());
-    plane_to_float(distorted.plane(0), format_.bit_depth, dis_.data());
+    plane_to_float(reference.plane(0), format_.bit_depth, -128.0f, ref_.data());
+    plane_to_float(distorted.plane(0), format_.bit_depth, -128.0f, dis_.data());
     filter2d(filters().ref, 3, ref_.data(), ref_filtered_.data(), w, h, cols3_.data(),
              inner_.data(), accum_.data());
     filter2d(filters().dis, 5, dis_.data(), dis_filtered_.data(), w, h, cols5_.data(),

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "features/float_motion/float_motion_kernels.h"
+#include "core/float_plane.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -156,8 +157,8 @@ class FloatMotion final : public FeatureExtractor {
     last_index_ = index;
     for (std::size_t p = 0; p < planes_.size(); ++p) {
       PlaneState& s = planes_[p];
-      float_motion::plane_to_float(reference.plane(static_cast<int>(p)), format_.bit_depth, -128,
-                                   s.input.data());
+      plane_to_float(reference.plane(static_cast<int>(p)), format_.bit_depth, -128.0f,
+                     s.input.data());
       float_motion::convolve(filter_, filter_width_, s.input.data(), s.blur[index % 3].data(),
                              s.width, s.height, s.row.data());
     }

@@ -17,22 +17,6 @@ int mirror_reflect101(int i, int n) {
   return i;
 }
 
-void plane_to_float(const Plane& plane, int bit_depth, int offset, float* dst) {
-  const int w = plane.width;
-  const float off = static_cast<float>(offset);
-  for (int y = 0; y < plane.height; ++y) {
-    float* out = dst + static_cast<std::size_t>(y) * w;
-    if (bit_depth == 8) {
-      const std::uint8_t* s = plane.row<std::uint8_t>(y);
-      for (int x = 0; x < w; ++x) out[x] = static_cast<float>(s[x]) + off;
-    } else {
-      const float scale = static_cast<float>(1 << (bit_depth - 8));
-      const std::uint16_t* s = plane.row<std::uint16_t>(y);
-      for (int x = 0; x < w; ++x) out[x] = static_cast<float>(s[x]) / scale + off;
-    }
-  }
-}
-
 void convolve(const float* filter, int fwidth, const float* src, float* dst, int width,
               int height, float* row) {
   // Each output sample is 0 + f[0]·s[0] + f[1]·s[1] + ... in float, as in

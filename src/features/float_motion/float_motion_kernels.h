@@ -27,12 +27,6 @@ inline constexpr float kFilter5NoOp[5] = {0.0f, 0.0f, 1.0f, 0.0f, 0.0f};
 /// smaller than the filter (where libvmaf reads outside the frame).
 int mirror_reflect101(int i, int n);
 
-/// libvmaf's picture_copy(): one plane to floats on the 8-bit scale, plus
-/// `offset` (an integer, added in float): 8-bit samples as is, 10/12/16-bit
-/// samples divided in float by 4/16/256. `dst` holds plane.width ×
-/// plane.height floats.
-void plane_to_float(const Plane& plane, int bit_depth, int offset, float* dst);
-
 /// Separable convolution (vertical pass, then horizontal) with a symmetric
 /// float filter of odd width `fwidth` <= 5, reflect-101 borders, float
 /// accumulation in tap order (libvmaf convolution_f32_c_s). `row` is scratch

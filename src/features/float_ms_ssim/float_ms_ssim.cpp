@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "features/float_ssim/iqa_ssim.h"
+#include "core/float_plane.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -116,8 +117,8 @@ class FloatMsSsim final : public FeatureExtractor {
                FeatureCollector& out) override {
     if (reference.format() != format_ || distorted.format() != format_)
       throw Error("float_ms_ssim: picture format differs from the format given to init()");
-    iqa::luma_to_float(reference, ref_[0].data());
-    iqa::luma_to_float(distorted, dist_[0].data());
+    plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref_[0].data());
+    plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist_[0].data());
     for (int k = 1; k < kScales; ++k) {
       iqa::decimate(ref_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass, kLpfLen,
                     ref_[k].data());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/float_plane.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -33,19 +34,6 @@ PsnrConstants constants_for(int bit_depth) {
     case 16: return {255.99609375, 108.0};
     default: throw Error("float_psnr: unsupported bit depth " + std::to_string(bit_depth) +
                          " (accepted: 8, 10, 12, 16)");
-  }
-}
-
-// One luma row converted as libvmaf's picture_copy() with offset 0: 8-bit
-// samples as floats, deeper ones divided (in float) by 2^(bpc-8).
-void row_to_float(const Plane& plane, int y, int bit_depth, float* out) {
-  if (bit_depth == 8) {
-    const std::uint8_t* s = plane.row<std::uint8_t>(y);
-    for (int x = 0; x < plane.width; ++x) out[x] = static_cast<float>(s[x]);
-  } else {
-    const float scale = static_cast<float>(1 << (bit_depth - 8));
-    const std::uint16_t* s = plane.row<std::uint16_t>(y);
-    for (int x = 0; x < plane.width; ++x) out[x] = static_cast<float>(s[x]) / scale;
   }
 }
 
@@ -75,8 +63,8 @@ class FloatPsnr final : public FeatureExtractor {
     const int w = format_.width, h = format_.height;
     double noise = 0;
     for (int y = 0; y < h; ++y) {
-      row_to_float(reference.plane(0), y, format_.bit_depth, ref_row_.data());
-      row_to_float(distorted.plane(0), y, format_.bit_depth, dis_row_.data());
+      row_to_float(reference.plane(0), y, format_.bit_depth, 0.0f, ref_row_.data());
+      row_to_float(distorted.plane(0), y, format_.bit_depth, 0.0f, dis_row_.data());
       for (int x = 0; x < w; ++x) {
         const float diff = ref_row_[x] - dis_row_[x];
         noise += diff * diff;  // float product, double sum

@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "features/float_ssim/iqa_ssim.h"
+#include "core/float_plane.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -112,8 +113,8 @@ class FloatSsim final : public FeatureExtractor {
                FeatureCollector& out) override {
     if (reference.format() != format_ || distorted.format() != format_)
       throw Error("float_ssim: picture format differs from the format given to init()");
-    iqa::luma_to_float(reference, ref_.data());
-    iqa::luma_to_float(distorted, dist_.data());
+    plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref_.data());
+    plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist_.data());
     const float* r = ref_.data();
     const float* d = dist_.data();
     if (scale_ > 1) {

@@ -176,27 +176,4 @@ void decimate(const float* src, int width, int height, int factor, const float* 
   }
 }
 
-void luma_to_float(const Picture& picture, float* dst) {
-  const Plane& luma = picture.plane(0);
-  const int w = luma.width;
-  const int h = luma.height;
-  if (picture.bit_depth() == 8) {
-    for (int y = 0; y < h; ++y) {
-      const std::uint8_t* in = luma.row<std::uint8_t>(y);
-      float* out = dst + static_cast<std::ptrdiff_t>(y) * w;
-      for (int x = 0; x < w; ++x) out[x] = static_cast<float>(in[x]);
-    }
-    return;
-  }
-  // libvmaf's picture_copy divides in float by 2^(bpc-8) for 10, 12 and 16 bits.
-  const float divisor = picture.bit_depth() == 10   ? 4.0f
-                        : picture.bit_depth() == 12 ? 16.0f
-                                                    : 256.0f;
-  for (int y = 0; y < h; ++y) {
-    const std::uint16_t* in = luma.row<std::uint16_t>(y);
-    float* out = dst + static_cast<std::ptrdiff_t>(y) * w;
-    for (int x = 0; x < w; ++x) out[x] = static_cast<float>(in[x]) / divisor;
-  }
-}
-
 }  // namespace vqe::iqa

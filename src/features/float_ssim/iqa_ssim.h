@@ -78,10 +78,4 @@ inline int decimated_size(int size, int factor) { return size / factor + (size &
 void decimate(const float* src, int width, int height, int factor, const float* kernel,
               int kernel_size, float* dst);
 
-/// Converts the luma plane of `picture` to floats on an 8-bit scale, as
-/// libvmaf's picture_copy(): 8-bit samples as is, 10/12/16-bit samples
-/// divided (in float) by 4, 16 or 256. `dst` holds width × height floats,
-/// dense. Accepts bit depths 8, 10, 12, 16.
-void luma_to_float(const Picture& picture, float* dst);
-
 }  // namespace vqe::iqa

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "features/float_vif/vif_kernels.h"
+#include "core/float_plane.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -83,28 +84,6 @@ std::vector<OptionSpec> vif_options() {
   return o;
 }
 
-/// Copies the luma plane into floats as x / 2^(bpc-8) - 128
-/// (libvmaf picture_copy with offset -128). dst stride = width floats.
-void luma_to_float(const Picture& pic, float* dst) {
-  const Plane& p = pic.plane(0);
-  const int bpc = pic.bit_depth();
-  if (bpc == 8) {
-    for (int y = 0; y < p.height; ++y) {
-      const std::uint8_t* s = p.row<std::uint8_t>(y);
-      float* d = dst + static_cast<std::ptrdiff_t>(y) * p.width;
-      for (int x = 0; x < p.width; ++x) d[x] = static_cast<float>(s[x]) + -128.0f;
-    }
-    return;
-  }
-  // 10, 12, 16 bits: divide by 4, 16, 256 in float (exact), then offset.
-  const float scaler = static_cast<float>(1 << (bpc - 8));
-  for (int y = 0; y < p.height; ++y) {
-    const std::uint16_t* s = p.row<std::uint16_t>(y);
-    float* d = dst + static_cast<std::ptrdiff_t>(y) * p.width;
-    for (int x = 0; x < p.width; ++x) d[x] = static_cast<float>(s[x]) / scaler + -128.0f;
-  }
-}
-
 class FloatVif final : public FeatureExtractor {
  public:
   explicit FloatVif(const ParsedOptions& opts) : opts_(opts) {
@@ -166,8 +145,8 @@ class FloatVif final : public FeatureExtractor {
 
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
-    luma_to_float(reference, ref_.data());
-    luma_to_float(distorted, dis_.data());
+    plane_to_float(reference.plane(0), reference.bit_depth(), -128.0f, ref_.data());
+    plane_to_float(distorted.plane(0), distorted.bit_depth(), -128.0f, dis_.data());
     const float* r = ref_.data();
     const float* d = dis_.data();
     if (!ref_scaled_.empty()) {
