@@ -3,6 +3,7 @@
 // Helpers shared by the tests: locating ../shared, loading reference JSON,
 // running extractors over a pair of files.
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -48,3 +49,34 @@ std::filesystem::path write_temp(const std::string& name, const std::string& byt
   const auto dir##_opt = ::vqe::test::shared_dir();                                   \
   if (!dir##_opt) GTEST_SKIP() << "../shared not found (set VQE_SHARED): skipping";   \
   const std::filesystem::path dir = *dir##_opt
+
+namespace vqe::test {
+
+/// How synthetic test frames are filled.
+enum class Fill {
+  random,     ///< uniform random samples over the whole bit depth (low bits set)
+  smooth,     ///< random smooth gradients plus noise, like natural content
+  flat,       ///< every sample equal to `seed % (max+1)`
+  max_value,  ///< every sample at the bit depth's maximum
+};
+
+/// A picture of `format` filled per `fill`, reproducible from `seed`.
+Picture synthetic_picture(const VideoFormat& format, std::uint32_t seed, Fill fill = Fill::random);
+
+/// A distorted version of `reference`: each sample moved by up to ±`amount`
+/// (clamped to the bit depth), reproducible from `seed`.
+Picture distort_picture(const Picture& reference, std::uint32_t seed, int amount);
+
+/// Runs extractor `name` with `options` over in-memory frame pairs
+/// (init, extract per frame in order, flush) and returns every value.
+/// Throws what the extractor throws (e.g. vqe::Error for refused sizes).
+FeatureCollector run_on_pictures(const std::string& name, const OptionValues& options,
+                                 const std::vector<std::pair<Picture, Picture>>& frames);
+
+/// Adds a gtest failure for every feature value of `actual` whose bits differ
+/// from `expected` (per frame and aggregate; names must match too). `what`
+/// prefixes the messages. Returns the number of differing values.
+int expect_bit_identical(const FeatureCollector& expected, const FeatureCollector& actual,
+                         const std::string& what);
+
+}  // namespace vqe::test

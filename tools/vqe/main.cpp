@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "backend/cuda/device.h"
+#include "core/simd.h"
 #include "io/video_reader.h"
 #include "output/output.h"
 #include "vqe/error.h"
@@ -48,6 +50,32 @@ std::string list_extractors() {
   return out;
 }
 
+// Applies --cpu-level and --cpumask (both may be given; the lower level wins).
+void select_cpu_level(const std::string& level_name, const std::string& cpumask) {
+  vqe::simd::Level level = vqe::simd::max_level();
+  if (!level_name.empty()) {
+    const auto parsed = vqe::simd::parse_level(level_name);
+    if (!parsed) throw vqe::Error(fmt::format("--cpu-level: unknown level '{}'", level_name));
+    if (*parsed > vqe::simd::max_level())
+      throw vqe::Error(fmt::format("--cpu-level {}: this CPU supports up to {}", level_name,
+                                   vqe::simd::level_name(vqe::simd::max_level())));
+    level = *parsed;
+  }
+  if (!cpumask.empty()) {
+    std::size_t used = 0;
+    unsigned long long mask = 0;
+    try {
+      mask = std::stoull(cpumask, &used, 0);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != cpumask.size() || cpumask.front() == '-')
+      throw vqe::Error(fmt::format("--cpumask: '{}' is not an unsigned integer", cpumask));
+    level = std::min(level, vqe::simd::level_from_cpumask(mask));
+  }
+  vqe::simd::set_level(level);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -64,7 +92,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> features, models;
   bool xml = false, json = false, csv = false, sub = false, quiet = false, no_prediction = false,
        verbose = false, list_features = false;
-  std::string cpumask;
+  std::string cpumask, cpu_level;
 
   app.add_option("-r,--reference", reference, "Reference video (.y4m, or raw .yuv with -w -h -p -b)");
   app.add_option("-d,--distorted", distorted, "Distorted video (.y4m, or raw .yuv with -w -h -p -b)");
@@ -94,7 +122,11 @@ int main(int argc, char** argv) {
   app.add_option("--precision", precision_text,
                  "Number format: 'max' (%.17g, round-trips) or N significant digits "
                  "(default: libvmaf's %.6f)");
-  app.add_option("--cpumask", cpumask, "Bitmask of instruction sets to disable (libvmaf)");
+  app.add_option("--cpumask", cpumask,
+                 "Bitmask of instruction sets to disable, as libvmaf: 4 SSE4.1, 8 AVX2, 16 AVX-512");
+  app.add_option("--cpu-level", cpu_level,
+                 "Highest CPU instruction set to use: scalar, sse4, avx2 or avx512 (default: best)")
+      ->check(CLI::IsMember({"scalar", "sse4", "avx2", "avx512"}));
   app.add_option("--backend", backend, "cpu, cuda or auto")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   app.add_option("--gpu", gpu, "CUDA device index")->check(CLI::Range(0, 255));
@@ -125,6 +157,7 @@ int main(int argc, char** argv) {
                       : sub ? vqe::OutputFormat::kSub
                             : vqe::OutputFormat::kXml;
     if (!precision_text.empty()) out_info.precision = vqe::parse_precision(precision_text);
+    select_cpu_level(cpu_level, cpumask);
     if (backend != "cpu") {
       const int devices = vqe::cuda::device_count();
       if (backend == "cuda") {
@@ -162,6 +195,8 @@ int main(int argc, char** argv) {
         std::cerr << fmt::format("model {} ({}){}\n", m.name(), m.origin(),
                                  no_prediction ? ": features only (-n)" : "");
       std::cerr << "backend: cpu\n";
+      std::cerr << fmt::format("cpu level: {}\n",
+                               vqe::simd::level_name(vqe::simd::active_level()));
     }
 
     const bool any_raw = !ends_with(reference, ".y4m") || !ends_with(distorted, ".y4m");

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The CPU-level switch itself: parsing, cpumask mapping, scoped selection.
+#include <gtest/gtest.h>
+
+#include "core/simd.h"
+#include "vqe/error.h"
+
+namespace vqe::simd {
+namespace {
+
+TEST(SimdLevel, NamesRoundTrip) {
+  for (Level l : {Level::scalar, Level::sse4, Level::avx2, Level::avx512})
+    EXPECT_EQ(parse_level(level_name(l)), l);
+  EXPECT_FALSE(parse_level("avx9").has_value());
+  EXPECT_FALSE(parse_level("").has_value());
+}
+
+TEST(SimdLevel, AvailableLevelsStartWithScalarAndEndAtMax) {
+  const auto levels = available_levels();
+  ASSERT_FALSE(levels.empty());
+  EXPECT_EQ(levels.front(), Level::scalar);
+  EXPECT_EQ(levels.back(), max_level());
+}
+
+TEST(SimdLevel, CpumaskBitsDisableLevels) {
+  const auto capped = [](Level l) { return l < max_level() ? l : max_level(); };
+  EXPECT_EQ(level_from_cpumask(0), max_level());
+  EXPECT_EQ(level_from_cpumask(1u << 4), capped(Level::avx2));          // no AVX-512
+  EXPECT_EQ(level_from_cpumask((1u << 3) | (1u << 4)), capped(Level::sse4));  // no AVX2
+  EXPECT_EQ(level_from_cpumask(1u << 3), capped(Level::sse4));  // AVX-512 needs AVX2
+  EXPECT_EQ(level_from_cpumask(1u << 2), Level::scalar);        // no SSE4.1
+  EXPECT_EQ(level_from_cpumask(~0ull), Level::scalar);
+}
+
+TEST(SimdLevel, ScopedLevelSetsAndRestores) {
+  const Level before = active_level();
+  for (Level l : available_levels()) {
+    ScopedLevel scoped(l);
+    EXPECT_EQ(active_level(), l);
+    EXPECT_EQ(use_simd(), l != Level::scalar);
+  }
+  EXPECT_EQ(active_level(), before);
+}
+
+TEST(SimdLevel, UnsupportedLevelIsRefused) {
+  if (max_level() == Level::avx512) GTEST_SKIP() << "this CPU supports every level";
+  EXPECT_THROW(set_level(Level::avx512), vqe::Error);
+  EXPECT_EQ(active_level(), max_level());
+}
+
+}  // namespace
+}  // namespace vqe::simd
