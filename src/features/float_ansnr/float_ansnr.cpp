@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/float_plane.h"
+#include "features/float_ansnr/float_ansnr_kernels.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -65,45 +66,8 @@ const Filters& filters() {
 // ansnr's border rule: -i before the start, 2n-1-i past the end (the edge
 // sample repeats), folded again until inside [0, n) so that frames smaller
 // than the filter stay in bounds (libvmaf reads outside them).
-int mirror(int i, int n) {
-  while (i < 0 || i >= n) {
-    if (i < 0) i = -i;
-    if (i >= n) i = 2 * n - 1 - i;
-  }
-  return i;
-}
-
-/// 2-D filtering with a fwidth × fwidth kernel (row-major), in libvmaf's
-/// per-pixel order: for each kernel row a float partial sum over its columns
-/// (taps left to right), then the partials summed in float, top to bottom.
-/// The loops run over x innermost (each pixel keeps its own order, so the
-/// result is the same) to let the compiler use vector registers.
-/// `cols` holds the mirrored column index of x - r .. x + r for each x
-/// (w × fwidth entries); `inner` and `accum` are scratch rows of w floats.
-void filter2d(const float* kernel, int fwidth, const float* src, float* dst, int w, int h,
-              const int* cols, float* inner, float* accum) {
-  const int r = fwidth / 2;
-  // Columns whose taps all fall inside the row read src directly.
-  const int x_lo = r < w ? r : w;
-  const int x_hi = w - r > x_lo ? w - r : x_lo;
-  for (int y = 0; y < h; ++y) {
-    for (int x = 0; x < w; ++x) accum[x] = 0;
-    for (int fi = 0; fi < fwidth; ++fi) {
-      const float* row = src + static_cast<std::size_t>(mirror(y - r + fi, h)) * w;
-      for (int x = 0; x < w; ++x) inner[x] = 0;
-      for (int fj = 0; fj < fwidth; ++fj) {
-        const float k = kernel[fi * fwidth + fj];
-        for (int x = 0; x < x_lo; ++x) inner[x] += k * row[cols[x * fwidth + fj]];
-        const int shift = fj - r;
-        for (int x = x_lo; x < x_hi; ++x) inner[x] += k * row[x + shift];
-        for (int x = x_hi; x < w; ++x) inner[x] += k * row[cols[x * fwidth + fj]];
-      }
-      for (int x = 0; x < w; ++x) accum[x] += inner[x];
-    }
-    float* out = dst + static_cast<std::size_t>(y) * w;
-    for (int x = 0; x < w; ++x) out[x] = accum[x];
-  }
-}
+using ansnr::filter2d;
+using ansnr::mirror;
 
 /// float_ansnr: emits float_ansnr and float_anpsnr per frame. Any size
 /// >= 1x1, 8/10/12/16 bits. Buffers (4 float planes) are allocated in init().

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "features/float_moment/float_moment_kernels.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -24,30 +25,7 @@ namespace {
 
 constexpr const char* kExtractor = "float_moment";
 
-/// Exact sums of one luma plane: Σx and Σx² of the integer samples.
-/// Bounds: x < 2^16 and N <= 2^30 give Σx² < 2^62.
-struct PlaneSums {
-  std::uint64_t sum = 0;
-  std::uint64_t sum_sq = 0;
-};
-
-template <typename T>
-PlaneSums plane_sums(const Plane& plane) {
-  PlaneSums s;
-  for (int y = 0; y < plane.height; ++y) {
-    const T* row = plane.row<T>(y);
-    // Per-row partials: a row of 32768 16-bit samples sums x² below 2^47.
-    std::uint64_t sum = 0, sum_sq = 0;
-    for (int x = 0; x < plane.width; ++x) {
-      const std::uint64_t v = row[x];
-      sum += v;
-      sum_sq += v * v;
-    }
-    s.sum += sum;
-    s.sum_sq += sum_sq;
-  }
-  return s;
-}
+using moment::PlaneSums;
 
 /// float_moment: emits float_moment_ref1st, _dis1st, _ref2nd, _dis2nd for
 /// each frame (libvmaf's names; its provided-feature list names only
@@ -87,8 +65,12 @@ class FloatMoment final : public FeatureExtractor {
 
  private:
   PlaneSums sums(const Plane& plane) const {
-    return format_.bit_depth == 8 ? plane_sums<std::uint8_t>(plane)
-                                  : plane_sums<std::uint16_t>(plane);
+    // Exact integer sums, SIMD or scalar (float_moment_kernels.h).
+    return format_.bit_depth == 8
+               ? moment::plane_sums(plane.row<std::uint8_t>(0), plane.stride, plane.width,
+                                    plane.height)
+               : moment::plane_sums(plane.row<std::uint16_t>(0), plane.stride / 2, plane.width,
+                                    plane.height);
   }
 
   ParsedOptions opts_;

@@ -109,6 +109,7 @@ class FloatMsSsim final : public FeatureExtractor {
       ch = iqa::decimated_size(ch, 2);
     }
     workspace_.reserve(w, h);
+    decimate_scratch_.assign(iqa::decimate_scratch_size(w, 2, kLpfLen), 0.0f);
   }
 
   std::vector<std::string> feature_names() const override { return set_.names; }
@@ -121,9 +122,9 @@ class FloatMsSsim final : public FeatureExtractor {
     plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist_[0].data());
     for (int k = 1; k < kScales; ++k) {
       iqa::decimate(ref_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass, kLpfLen,
-                    ref_[k].data());
+                    ref_[k].data(), decimate_scratch_.data());
       iqa::decimate(dist_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass, kLpfLen,
-                    dist_[k].data());
+                    dist_[k].data(), decimate_scratch_.data());
     }
 
     double l[kScales], c[kScales], s[kScales];
@@ -167,6 +168,7 @@ class FloatMsSsim final : public FeatureExtractor {
   int heights_[kScales] = {};
   std::vector<float> ref_[kScales], dist_[kScales];
   iqa::SsimWorkspace workspace_;
+  std::vector<float> decimate_scratch_;  // phase-split rows for the SIMD decimate
 };
 
 OptionSpec bool_option(const char* name, const char* help) {

@@ -103,6 +103,7 @@ class FloatSsim final : public FeatureExtractor {
       dist_small_.assign(small, 0.0f);
       // Box filter of scale × scale taps, each 1/scale² (in float).
       box_.assign(static_cast<std::size_t>(scale_) * scale_, 1.0f / (scale_ * scale_));
+      decimate_scratch_.assign(iqa::decimate_scratch_size(w, scale_, scale_), 0.0f);
     }
     workspace_.reserve(work_w_, work_h_);
   }
@@ -113,17 +114,18 @@ class FloatSsim final : public FeatureExtractor {
                FeatureCollector& out) override {
     if (reference.format() != format_ || distorted.format() != format_)
       throw Error("float_ssim: picture format differs from the format given to init()");
-    plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref_.data());
-    plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist_.data());
     const float* r = ref_.data();
     const float* d = dist_.data();
     if (scale_ > 1) {
-      iqa::decimate(r, format_.width, format_.height, scale_, box_.data(), scale_,
-                    ref_small_.data());
-      iqa::decimate(d, format_.width, format_.height, scale_, box_.data(), scale_,
-                    dist_small_.data());
+      // With SIMD the planes are decimated straight from their samples
+      // (decimate_plane, identical floats); otherwise converted first.
+      downscale(reference, ref_, ref_small_);
+      downscale(distorted, dist_, dist_small_);
       r = ref_small_.data();
       d = dist_small_.data();
+    } else {
+      plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref_.data());
+      plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist_.data());
     }
     const iqa::SsimMeans m = iqa::ssim_gaussian(r, d, work_w_, work_h_, workspace_);
 
@@ -145,6 +147,17 @@ class FloatSsim final : public FeatureExtractor {
   }
 
  private:
+  // Luma of `picture` box-decimated by scale_ into `small` (via `full`, its
+  // float image, on the scalar path).
+  void downscale(const Picture& picture, std::vector<float>& full, std::vector<float>& small) {
+    if (iqa::decimate_plane(picture.plane(0), picture.bit_depth(), scale_, box_.data(), scale_,
+                            small.data(), decimate_scratch_.data()))
+      return;
+    plane_to_float(picture.plane(0), picture.bit_depth(), 0.0f, full.data());
+    iqa::decimate(full.data(), format_.width, format_.height, scale_, box_.data(), scale_,
+                  small.data(), decimate_scratch_.data());
+  }
+
   Settings set_;
 
   VideoFormat format_{};
@@ -153,6 +166,7 @@ class FloatSsim final : public FeatureExtractor {
   int work_h_ = 0;
   double max_db_ = 0;
   std::vector<float> ref_, dist_, ref_small_, dist_small_, box_;
+  std::vector<float> decimate_scratch_;  // phase-split rows for the SIMD decimate
   iqa::SsimWorkspace workspace_;
 };
 

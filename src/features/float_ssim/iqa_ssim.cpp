@@ -7,16 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "core/simd.h"
 #include "vqe/error.h"
 
 namespace vqe::iqa {
 namespace {
-
-// 1-D taps of the 11-point Gaussian window (sigma 1.5) as libvmaf types them
-// (iqa/ssim_tools.h g_gaussian_window_h / _v, identical).
-constexpr float kGaussianTaps[kGaussianLen] = {
-    0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
-    0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f};
 
 // Index into [0, n) reflected once about each edge (-1 -> 0, n -> n-1), as
 // KBND_SYMMETRIC. Callers stay within one reflection; the clamp only guards
@@ -27,11 +22,13 @@ inline int reflect(int i, int n) {
   return std::clamp(i, 0, n - 1);
 }
 
+}  // namespace
+
 // Valid-region separable Gaussian blur of a width × height image into a
 // (width−10) × (height−10) image. `row_pass` holds (width−10) × height
 // floats. `dst` may alias `src`: every read of src happens in the first pass.
-void gaussian_blur_valid(const float* src, int width, int height, float* row_pass,
-                         float* dst) {
+void gaussian_blur_valid_scalar(const float* src, int width, int height, float* row_pass,
+                                float* dst) {
   const int out_w = width - (kGaussianLen - 1);
   const int out_h = height - (kGaussianLen - 1);
   for (int y = 0; y < height; ++y) {
@@ -55,8 +52,6 @@ void gaussian_blur_valid(const float* src, int width, int height, float* row_pas
   }
 }
 
-}  // namespace
-
 void SsimWorkspace::reserve(int width, int height) {
   if (width < kGaussianLen || height < kGaussianLen)
     throw Error(fmt::format("ssim: image {}x{} is smaller than the {}x{} window", width, height,
@@ -72,6 +67,7 @@ void SsimWorkspace::reserve(int width, int height) {
   mu_ref_.assign(valid, 0.0f);
   mu_dist_.assign(valid, 0.0f);
   row_pass_.assign(static_cast<std::size_t>(width - (kGaussianLen - 1)) * height, 0.0f);
+  map_rows_.assign(4 * static_cast<std::size_t>(width - (kGaussianLen - 1)), 0.0);
 }
 
 SsimMeans ssim_gaussian(const float* reference, const float* distorted, int width, int height,
@@ -87,6 +83,8 @@ SsimMeans ssim_gaussian(const float* reference, const float* distorted, int widt
   const float c2 = (0.03f * 255) * (0.03f * 255);
   const float c3 = c2 / 2.0f;
 
+  if (simd::use_simd()) return ssim_gaussian_simd(reference, distorted, width, height, ws);
+
   const std::size_t n = static_cast<std::size_t>(width) * height;
   float* sq_ref = ws.square_ref_.data();
   float* sq_dist = ws.square_dist_.data();
@@ -100,12 +98,12 @@ SsimMeans ssim_gaussian(const float* reference, const float* distorted, int widt
   float* mu_ref = ws.mu_ref_.data();
   float* mu_dist = ws.mu_dist_.data();
   float* row_pass = ws.row_pass_.data();
-  gaussian_blur_valid(reference, width, height, row_pass, mu_ref);
-  gaussian_blur_valid(distorted, width, height, row_pass, mu_dist);
+  gaussian_blur_valid_scalar(reference, width, height, row_pass, mu_ref);
+  gaussian_blur_valid_scalar(distorted, width, height, row_pass, mu_dist);
   // The second-moment maps are blurred in place into their first valid-size entries.
-  gaussian_blur_valid(sq_ref, width, height, row_pass, sq_ref);
-  gaussian_blur_valid(sq_dist, width, height, row_pass, sq_dist);
-  gaussian_blur_valid(cross, width, height, row_pass, cross);
+  gaussian_blur_valid_scalar(sq_ref, width, height, row_pass, sq_ref);
+  gaussian_blur_valid_scalar(sq_dist, width, height, row_pass, sq_dist);
+  gaussian_blur_valid_scalar(cross, width, height, row_pass, cross);
 
   const int out_w = width - (kGaussianLen - 1);
   const int out_h = height - (kGaussianLen - 1);

@@ -26,6 +26,12 @@ namespace vqe::iqa {
 /// Side of libvmaf's SSIM Gaussian window (iqa/ssim_tools.h GAUSSIAN_LEN).
 inline constexpr int kGaussianLen = 11;
 
+/// 1-D taps of the 11-point Gaussian window (sigma 1.5) as libvmaf types them
+/// (iqa/ssim_tools.h g_gaussian_window_h / _v, identical).
+inline constexpr float kGaussianTaps[kGaussianLen] = {
+    0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
+    0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f};
+
 /// Means of the per-pixel SSIM terms over the valid region, each rounded to
 /// float as libvmaf's _iqa_ssim returns them.
 struct SsimMeans {
@@ -48,21 +54,32 @@ class SsimWorkspace {
 
  private:
   friend SsimMeans ssim_gaussian(const float*, const float*, int, int, SsimWorkspace&);
+  friend SsimMeans ssim_gaussian_simd(const float*, const float*, int, int, SsimWorkspace&);
   int width_ = 0;
   int height_ = 0;
   std::vector<float> square_ref_, square_dist_, cross_;  // width × height
   std::vector<float> mu_ref_, mu_dist_;                  // (w−10) × (h−10)
   std::vector<float> row_pass_;                          // (w−10) × h
+  std::vector<double> map_rows_;  // 4 × (w−10): one row of l·c·s, l, c, s (SIMD path)
 };
 
 /// SSIM of two `width` × `height` float images (dense, stride = width) with
 /// libvmaf's default arguments: 11×11 Gaussian window, valid region only.
 /// Requires width, height >= kGaussianLen and a workspace reserved for at
 /// least this size (checked; throws vqe::Error otherwise).
+/// With simd::use_simd() the convolutions and the per-pixel map run in
+/// Highway SIMD (vectorised across pixels, same per-pixel operation order,
+/// no FMA) and the four sums stay sequential in double, so the result is
+/// bit-identical to the scalar path.
 /// Source: libvmaf iqa/ssim_tools.c _iqa_ssim (default-argument branch) with
 /// iqa/convolve.c _iqa_convolve (IQA_CONVOLVE_1D).
 SsimMeans ssim_gaussian(const float* reference, const float* distorted, int width, int height,
                         SsimWorkspace& workspace);
+
+/// The SIMD body of ssim_gaussian() (which calls it when simd::use_simd()
+/// after checking the arguments); same contract and result.
+SsimMeans ssim_gaussian_simd(const float* reference, const float* distorted, int width,
+                             int height, SsimWorkspace& workspace);
 
 /// Size of an image after decimate(): width / factor + (width & 1), and the
 /// same for height (libvmaf iqa/decimate.c).
@@ -75,7 +92,41 @@ inline int decimated_size(int size, int factor) { return size / factor + (size &
 /// Products are float, accumulated in double, rounded to float.
 /// Source: libvmaf iqa/decimate.c _iqa_decimate and iqa/convolve.c
 /// _iqa_filter_pixel with KBND_SYMMETRIC.
+/// This overload is the scalar reference (never SIMD).
 void decimate(const float* src, int width, int height, int factor, const float* kernel,
               int kernel_size, float* dst);
+
+/// Floats of scratch that the SIMD decimate() needs for images `width`
+/// samples wide: kernel_size rows split into `factor` phases.
+std::size_t decimate_scratch_size(int width, int factor, int kernel_size);
+
+/// decimate() with a caller-provided `scratch` of decimate_scratch_size()
+/// floats (allocate it once, in init()). With simd::use_simd() the interior
+/// pixels are filtered with Highway SIMD across output pixels (same per-pixel
+/// tap order, float products, double sums), the border pixels as the scalar
+/// reference; without it this is the scalar reference. Bit-identical either way.
+void decimate(const float* src, int width, int height, int factor, const float* kernel,
+              int kernel_size, float* dst, float* scratch);
+
+/// decimate() of `plane` read as plane_to_float(plane, bit_depth, 0.0f)
+/// would give it (8-bit samples as they are, others divided by 2^(bpc−8)),
+/// without making that float image: samples are converted exactly as they
+/// are read, so `dst` equals decimate() of the converted image bit for bit.
+/// SIMD only: returns false, doing nothing, when simd::use_simd() is off
+/// (or the kernel is larger than 128 taps / 16 rows); the caller then
+/// converts and calls decimate(). `scratch`: decimate_scratch_size() floats
+/// for the plane's width. Bit depths 8, 10, 12, 16.
+bool decimate_plane(const Plane& plane, int bit_depth, int factor, const float* kernel,
+                    int kernel_size, float* dst, float* scratch);
+
+/// Valid-region separable Gaussian blur: a `width` × `height` dense image
+/// into a (width−10) × (height−10) dense image; `row_pass` holds
+/// (width−10) × height floats; `dst` may alias `src`. Float products summed
+/// in double per pass, rounded to float (libvmaf iqa/convolve.c). SIMD when
+/// simd::use_simd(), else gaussian_blur_valid_scalar; bit-identical.
+void gaussian_blur_valid(const float* src, int width, int height, float* row_pass, float* dst);
+/// The scalar reference of gaussian_blur_valid.
+void gaussian_blur_valid_scalar(const float* src, int width, int height, float* row_pass,
+                                float* dst);
 
 }  // namespace vqe::iqa

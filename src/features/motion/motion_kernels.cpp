@@ -7,6 +7,9 @@
 
 #include <cstdlib>
 
+#include "core/simd.h"
+#include "features/motion/motion_simd.h"
+
 namespace vqe::motion {
 
 int mirror_reflect101(int i, int n) {
@@ -94,9 +97,9 @@ std::uint64_t frame_difference_sad_impl(const T* prev, std::ptrdiff_t prev_strid
 }  // namespace
 
 template <typename T>
-std::uint64_t frame_difference_sad(const T* prev, std::ptrdiff_t prev_stride, const T* cur,
-                                   std::ptrdiff_t cur_stride, int width, int height, int bpc,
-                                   std::int32_t* row) {
+std::uint64_t frame_difference_sad_scalar(const T* prev, std::ptrdiff_t prev_stride, const T* cur,
+                                          std::ptrdiff_t cur_stride, int width, int height,
+                                          int bpc, std::int32_t* row) {
   if (bpc <= 12)
     return frame_difference_sad_impl<T, std::int32_t>(prev, prev_stride, cur, cur_stride, width,
                                                       height, bpc, row);
@@ -105,8 +108,9 @@ std::uint64_t frame_difference_sad(const T* prev, std::ptrdiff_t prev_stride, co
 }
 
 template <typename T>
-void legacy_blur(const T* src, std::ptrdiff_t src_stride, std::uint16_t* dst,
-                 std::ptrdiff_t dst_stride, int width, int height, int bpc, std::uint16_t* row) {
+void legacy_blur_scalar(const T* src, std::ptrdiff_t src_stride, std::uint16_t* dst,
+                        std::ptrdiff_t dst_stride, int width, int height, int bpc,
+                        std::uint16_t* row) {
   const std::uint32_t v_round = std::uint32_t{1} << (bpc - 1);
   const std::uint32_t h_round = std::uint32_t{1} << 15;
   std::uint16_t* t = row + kRadius;
@@ -132,8 +136,8 @@ void legacy_blur(const T* src, std::ptrdiff_t src_stride, std::uint16_t* dst,
   }
 }
 
-std::uint64_t legacy_sad(const std::uint16_t* a, const std::uint16_t* b, std::ptrdiff_t stride,
-                         int width, int height) {
+std::uint64_t legacy_sad_scalar(const std::uint16_t* a, const std::uint16_t* b,
+                                std::ptrdiff_t stride, int width, int height) {
   std::uint64_t sad = 0;
   for (int i = 0; i < height; ++i) {
     const std::uint16_t* ra = a + i * stride;
@@ -146,6 +150,30 @@ std::uint64_t legacy_sad(const std::uint16_t* a, const std::uint16_t* b, std::pt
   return sad;
 }
 
+template <typename T>
+std::uint64_t frame_difference_sad(const T* prev, std::ptrdiff_t prev_stride, const T* cur,
+                                   std::ptrdiff_t cur_stride, int width, int height, int bpc,
+                                   std::int32_t* row) {
+  if (simd::use_simd())
+    return frame_difference_sad_simd(prev, prev_stride, cur, cur_stride, width, height, bpc, row);
+  return frame_difference_sad_scalar(prev, prev_stride, cur, cur_stride, width, height, bpc, row);
+}
+
+template <typename T>
+void legacy_blur(const T* src, std::ptrdiff_t src_stride, std::uint16_t* dst,
+                 std::ptrdiff_t dst_stride, int width, int height, int bpc, std::uint16_t* row) {
+  if (simd::use_simd())
+    legacy_blur_simd(src, src_stride, dst, dst_stride, width, height, bpc, row);
+  else
+    legacy_blur_scalar(src, src_stride, dst, dst_stride, width, height, bpc, row);
+}
+
+std::uint64_t legacy_sad(const std::uint16_t* a, const std::uint16_t* b, std::ptrdiff_t stride,
+                         int width, int height) {
+  if (simd::use_simd()) return legacy_sad_simd(a, b, stride, width, height);
+  return legacy_sad_scalar(a, b, stride, width, height);
+}
+
 template std::uint64_t frame_difference_sad<std::uint8_t>(const std::uint8_t*, std::ptrdiff_t,
                                                           const std::uint8_t*, std::ptrdiff_t,
                                                           int, int, int, std::int32_t*);
@@ -156,5 +184,18 @@ template void legacy_blur<std::uint8_t>(const std::uint8_t*, std::ptrdiff_t, std
                                         std::ptrdiff_t, int, int, int, std::uint16_t*);
 template void legacy_blur<std::uint16_t>(const std::uint16_t*, std::ptrdiff_t, std::uint16_t*,
                                          std::ptrdiff_t, int, int, int, std::uint16_t*);
+
+template std::uint64_t frame_difference_sad_scalar<std::uint8_t>(
+    const std::uint8_t*, std::ptrdiff_t, const std::uint8_t*, std::ptrdiff_t, int, int, int,
+    std::int32_t*);
+template std::uint64_t frame_difference_sad_scalar<std::uint16_t>(
+    const std::uint16_t*, std::ptrdiff_t, const std::uint16_t*, std::ptrdiff_t, int, int, int,
+    std::int32_t*);
+template void legacy_blur_scalar<std::uint8_t>(const std::uint8_t*, std::ptrdiff_t,
+                                               std::uint16_t*, std::ptrdiff_t, int, int, int,
+                                               std::uint16_t*);
+template void legacy_blur_scalar<std::uint16_t>(const std::uint16_t*, std::ptrdiff_t,
+                                                std::uint16_t*, std::ptrdiff_t, int, int, int,
+                                                std::uint16_t*);
 
 }  // namespace vqe::motion

@@ -41,7 +41,8 @@ int mirror_legacy(int i, int n);
 /// `prev`, `cur`: luma planes of `width` × `height` samples of type T
 /// (uint8_t for 8-bit, uint16_t for 10/12/16-bit), strides in SAMPLES.
 /// `bpc`: 8, 10, 12 or 16. `row`: scratch of at least width + 4 int32.
-/// Any width, height >= 1.
+/// Any width, height >= 1. Runs the Highway SIMD kernel when
+/// simd::use_simd(), else frame_difference_sad_scalar (identical results).
 template <typename T>
 std::uint64_t frame_difference_sad(const T* prev, std::ptrdiff_t prev_stride, const T* cur,
                                    std::ptrdiff_t cur_stride, int width, int height, int bpc,
@@ -54,13 +55,28 @@ std::uint64_t frame_difference_sad(const T* prev, std::ptrdiff_t prev_stride, co
 /// `src`: `width` × `height` samples of type T, stride in samples.
 /// `dst`: width × height uint16_t, stride `dst_stride` samples.
 /// `row`: scratch of at least width + 4 uint16_t. Any width, height >= 1.
+/// SIMD when simd::use_simd(), else legacy_blur_scalar (identical results).
 template <typename T>
 void legacy_blur(const T* src, std::ptrdiff_t src_stride, std::uint16_t* dst,
                  std::ptrdiff_t dst_stride, int width, int height, int bpc, std::uint16_t* row);
 
 /// Σ |a - b| over two width × height uint16 planes, per-row partial sums in
-/// 32 bits as libvmaf 3.0's sad_c.
+/// 32 bits as libvmaf 3.0's sad_c. SIMD when simd::use_simd(), else
+/// legacy_sad_scalar (identical results).
 std::uint64_t legacy_sad(const std::uint16_t* a, const std::uint16_t* b, std::ptrdiff_t stride,
                          int width, int height);
+
+/// The scalar reference kernels: same contracts as the functions above,
+/// never SIMD. Every SIMD path must return exactly what these return.
+template <typename T>
+std::uint64_t frame_difference_sad_scalar(const T* prev, std::ptrdiff_t prev_stride, const T* cur,
+                                          std::ptrdiff_t cur_stride, int width, int height,
+                                          int bpc, std::int32_t* row);
+template <typename T>
+void legacy_blur_scalar(const T* src, std::ptrdiff_t src_stride, std::uint16_t* dst,
+                        std::ptrdiff_t dst_stride, int width, int height, int bpc,
+                        std::uint16_t* row);
+std::uint64_t legacy_sad_scalar(const std::uint16_t* a, const std::uint16_t* b,
+                                std::ptrdiff_t stride, int width, int height);
 
 }  // namespace vqe::motion

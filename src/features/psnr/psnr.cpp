@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "features/psnr/psnr_kernels.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -15,21 +16,12 @@ namespace {
 
 /// Σ (ref − dist)² over one plane (width × height samples of T, strides in
 /// bytes). Exact: per-sample squares fit in 32 bits at 16 bits per sample and
-/// the sum is 64-bit.
+/// the sum is 64-bit. SIMD or scalar per simd::use_simd() (psnr_kernels.h).
 template <typename T>
 std::uint64_t plane_sse(const Plane& ref, const Plane& dist) {
-  std::uint64_t sse = 0;
-  for (int y = 0; y < ref.height; ++y) {
-    const T* r = ref.row<T>(y);
-    const T* d = dist.row<T>(y);
-    std::uint64_t row = 0;
-    for (int x = 0; x < ref.width; ++x) {
-      const std::int32_t e = static_cast<std::int32_t>(r[x]) - static_cast<std::int32_t>(d[x]);
-      row += static_cast<std::uint32_t>(e * e);
-    }
-    sse += row;
-  }
-  return sse;
+  return psnr::plane_sse(ref.row<T>(0), ref.stride / static_cast<std::ptrdiff_t>(sizeof(T)),
+                         dist.row<T>(0), dist.stride / static_cast<std::ptrdiff_t>(sizeof(T)),
+                         ref.width, ref.height);
 }
 
 class PsnrExtractor final : public FeatureExtractor {
