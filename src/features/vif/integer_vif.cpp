@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "core/simd.h"
 #include "vqe/error.h"
 
 namespace vqe::vif {
@@ -48,9 +49,28 @@ int reflect101(int i, int n) {
   return m < n ? m : period - m;
 }
 
-void IntegerVifKernel::PaddedRow::resize(int n) {
-  storage.assign(static_cast<std::size_t>(n) + 2 * kPad, 0);
-  data = storage.data() + kPad;
+void Workspace::init(int width) {
+  const std::size_t row = static_cast<std::size_t>(width) + 2 * kPad + kSlack;
+  u32_.assign(7 * row, 0);
+  std::uint32_t** u32_rows[7] = {&mu1, &mu2, &xx, &yy, &xy, &conv_ref, &conv_dis};
+  for (std::size_t k = 0; k < 7; ++k) *u32_rows[k] = u32_.data() + k * row + kPad;
+  u16_.assign(vrow.size() * row, 0);
+  for (std::size_t k = 0; k < vrow.size(); ++k) vrow[k] = u16_.data() + k * row + kPad;
+  i32_.assign(3 * row, 0);
+  sigma1 = i32_.data();
+  sigma2 = i32_.data() + row;
+  sigma12 = i32_.data() + 2 * row;
+}
+
+ScaleValue scale_value(const ScaleSums& sums) {
+  ScaleValue out;
+  out.num = static_cast<float>(
+      static_cast<double>(sums.num_log) / 2048.0 +
+      (static_cast<double>(sums.den_non_log) -
+       (static_cast<double>(sums.num_non_log) / 16384.0) / 65025.0));
+  out.den = static_cast<float>(static_cast<double>(sums.den_log) / 2048.0 +
+                               static_cast<double>(sums.den_non_log));
+  return out;
 }
 
 IntegerVifKernel::IntegerVifKernel(double enhn_gain_limit, bool skip_scale0)
@@ -77,8 +97,7 @@ void IntegerVifKernel::init(int width, int height, int bit_depth) {
     img.ref.assign(static_cast<std::size_t>(w) * h, 0);
     img.dis.assign(static_cast<std::size_t>(w) * h, 0);
   }
-  for (PaddedRow* row : {&mu1_, &mu2_, &xx_, &yy_, &xy_, &conv_ref_, &conv_dis_})
-    row->resize(width);
+  ws_.init(width);
 }
 
 namespace {
@@ -92,14 +111,13 @@ inline void pad_row(std::uint32_t* row, int n, int half) {
   }
 }
 
-}  // namespace
-
 // One scale's VIF numerator and denominator (libvmaf vif_statistic_16; the
 // 8-bit scale-0 variant vif_statistic_8 is the same arithmetic with
 // bpc = 8, whose sums fit the 32-bit accumulators it uses).
 template <typename T>
-ScaleValue IntegerVifKernel::statistic(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
-                                       std::ptrdiff_t dis_stride, int w, int h, int scale) {
+ScaleSums statistic_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                         std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
+                         double gain_limit, Workspace& ws) {
   const int fw = kFilterWidth[scale];
   const int half = fw / 2;
   const std::uint16_t* filt = kFilters[scale];
@@ -111,9 +129,9 @@ ScaleValue IntegerVifKernel::statistic(const T* ref, std::ptrdiff_t ref_stride, 
   std::uint32_t shift_sq = 16;
   std::uint64_t round_sq = 32768;
   if (scale == 0) {
-    shift_mu = static_cast<std::uint32_t>(bit_depth_);
-    round_mu = 1u << (bit_depth_ - 1);
-    shift_sq = static_cast<std::uint32_t>(2 * (bit_depth_ - 8));
+    shift_mu = static_cast<std::uint32_t>(bit_depth);
+    round_mu = 1u << (bit_depth - 1);
+    shift_sq = static_cast<std::uint32_t>(2 * (bit_depth - 8));
     round_sq = shift_sq == 0 ? 0 : std::uint64_t{1} << (shift_sq - 1);
   }
 
@@ -122,11 +140,11 @@ ScaleValue IntegerVifKernel::statistic(const T* ref, std::ptrdiff_t ref_stride, 
   std::int64_t num_non_log = 0;
   std::int64_t den_non_log = 0;
 
-  std::uint32_t* mu1 = mu1_.data;
-  std::uint32_t* mu2 = mu2_.data;
-  std::uint32_t* xx = xx_.data;
-  std::uint32_t* yy = yy_.data;
-  std::uint32_t* xy = xy_.data;
+  std::uint32_t* mu1 = ws.mu1;
+  std::uint32_t* mu2 = ws.mu2;
+  std::uint32_t* xx = ws.xx;
+  std::uint32_t* yy = ws.yy;
+  std::uint32_t* xy = ws.xy;
   const T* ref_rows[17];
   const T* dis_rows[17];
 
@@ -202,7 +220,7 @@ ScaleValue IntegerVifKernel::statistic(const T* ref, std::ptrdiff_t ref_stride, 
           double g = sigma12 / (sigma1_sq + eps);
           std::int32_t sv_sq = static_cast<std::int32_t>(sigma2_sq - g * sigma12);
           sv_sq = std::max(sv_sq, 0);
-          g = g < enhn_gain_limit_ ? g : enhn_gain_limit_;
+          g = g < gain_limit ? g : gain_limit;
           const std::uint32_t numer1 = static_cast<std::uint32_t>(sv_sq + kSigmaNsq);
           const std::int64_t numer1_tmp =
               static_cast<std::int64_t>(g * g * sigma1_sq) + std::int64_t{numer1};
@@ -215,38 +233,38 @@ ScaleValue IntegerVifKernel::statistic(const T* ref, std::ptrdiff_t ref_stride, 
     }
   }
 
-  ScaleValue out;
-  out.num = static_cast<float>(
-      static_cast<double>(num_log) / 2048.0 +
-      (static_cast<double>(den_non_log) -
-       (static_cast<double>(num_non_log) / 16384.0) / 65025.0));
-  out.den = static_cast<float>(static_cast<double>(den_log) / 2048.0 +
-                               static_cast<double>(den_non_log));
-  return out;
+  ScaleSums sums;
+  sums.num_log = num_log;
+  sums.den_log = den_log;
+  sums.num_non_log = num_non_log;
+  sums.den_non_log = den_non_log;
+  return sums;
 }
 
 // Blurs scale `scale` with the next scale's filter and keeps the even rows
 // and columns (libvmaf subsample_rd_16 + decimate_and_pad; subsample_rd_8 is
 // the same arithmetic at bpc = 8). Only the kept samples are computed.
 template <typename T>
-void IntegerVifKernel::subsample(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
-                                 std::ptrdiff_t dis_stride, int w, int h, int scale,
-                                 Image& out) {
+void subsample_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                    std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
+                    Workspace& ws, std::uint16_t* out_ref_img, std::uint16_t* out_dis_img) {
+  const int out_width = w / 2;
+  const int out_height = h / 2;
   const int fw = kFilterWidth[scale + 1];
   const int half = fw / 2;
   const std::uint16_t* filt = kFilters[scale + 1];
   std::uint32_t shift = 16, round = 32768;
   if (scale == 0) {
-    shift = static_cast<std::uint32_t>(bit_depth_);
-    round = 1u << (bit_depth_ - 1);
+    shift = static_cast<std::uint32_t>(bit_depth);
+    round = 1u << (bit_depth - 1);
   }
 
-  std::uint32_t* conv_ref = conv_ref_.data;
-  std::uint32_t* conv_dis = conv_dis_.data;
+  std::uint32_t* conv_ref = ws.conv_ref;
+  std::uint32_t* conv_dis = ws.conv_dis;
   const T* ref_rows[17];
   const T* dis_rows[17];
 
-  for (int oi = 0; oi < out.height; ++oi) {
+  for (int oi = 0; oi < out_height; ++oi) {
     const int i = 2 * oi;
     for (int fi = 0; fi < fw; ++fi) {
       const std::ptrdiff_t r = reflect101(i - half + fi, h);
@@ -266,9 +284,9 @@ void IntegerVifKernel::subsample(const T* ref, std::ptrdiff_t ref_stride, const 
     pad_row(conv_ref, w, half);
     pad_row(conv_dis, w, half);
 
-    std::uint16_t* out_ref = out.ref.data() + static_cast<std::ptrdiff_t>(oi) * out.width;
-    std::uint16_t* out_dis = out.dis.data() + static_cast<std::ptrdiff_t>(oi) * out.width;
-    for (int oj = 0; oj < out.width; ++oj) {
+    std::uint16_t* out_ref = out_ref_img + static_cast<std::ptrdiff_t>(oi) * out_width;
+    std::uint16_t* out_dis = out_dis_img + static_cast<std::ptrdiff_t>(oi) * out_width;
+    for (int oj = 0; oj < out_width; ++oj) {
       const int j = 2 * oj;
       std::uint32_t acc_ref = 0, acc_dis = 0;
       for (int fj = 0; fj < fw; ++fj) {
@@ -282,35 +300,68 @@ void IntegerVifKernel::subsample(const T* ref, std::ptrdiff_t ref_stride, const 
   }
 }
 
+}  // namespace
+
+ScaleSums statistic_scalar(const KernelInput& in, int scale, int bit_depth, double gain_limit,
+                           Workspace& ws) {
+  if (in.eight_bit)
+    return statistic_impl(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
+                          static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width,
+                          in.height, scale, bit_depth, gain_limit, ws);
+  return statistic_impl(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
+                        static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width,
+                        in.height, scale, bit_depth, gain_limit, ws);
+}
+
+void subsample_scalar(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+                      std::uint16_t* out_ref, std::uint16_t* out_dis) {
+  if (in.eight_bit)
+    subsample_impl(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
+                   static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width, in.height,
+                   scale, bit_depth, ws, out_ref, out_dis);
+  else
+    subsample_impl(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
+                   static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width, in.height,
+                   scale, bit_depth, ws, out_ref, out_dis);
+}
+
 VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distorted) {
   if (width_ == 0) throw Error("vif: compute() called before init()");
   if (reference.width < width_ || reference.height < height_ || distorted.width < width_ ||
       distorted.height < height_)
     throw Error(fmt::format("vif: plane smaller than the initialised {}x{}", width_, height_));
 
+  const bool simd = simd::use_simd();
   VifValues v;
-  auto scale0 = [&](auto sample) {
-    using T = decltype(sample);
-    const T* ref = reinterpret_cast<const T*>(reference.data);
-    const T* dis = reinterpret_cast<const T*>(distorted.data);
-    const std::ptrdiff_t ref_stride = reference.stride / static_cast<std::ptrdiff_t>(sizeof(T));
-    const std::ptrdiff_t dis_stride = distorted.stride / static_cast<std::ptrdiff_t>(sizeof(T));
-    if (!skip_scale0_)
-      v.scale[0] = statistic<T>(ref, ref_stride, dis, dis_stride, width_, height_, 0);
-    subsample<T>(ref, ref_stride, dis, dis_stride, width_, height_, 0, images_[1]);
-  };
-  if (bit_depth_ == 8)
-    scale0(std::uint8_t{});
-  else
-    scale0(std::uint16_t{});
-
-  for (int s = 1; s < kNumScales; ++s) {
-    Image& img = images_[s];
-    v.scale[s] = statistic<std::uint16_t>(img.ref.data(), img.width, img.dis.data(), img.width,
-                                          img.width, img.height, s);
-    if (s + 1 < kNumScales)
-      subsample<std::uint16_t>(img.ref.data(), img.width, img.dis.data(), img.width, img.width,
-                               img.height, s, images_[s + 1]);
+  const std::ptrdiff_t sample = bit_depth_ == 8 ? 1 : 2;
+  KernelInput in;
+  in.ref = reference.data;
+  in.dis = distorted.data;
+  in.ref_stride = reference.stride / sample;
+  in.dis_stride = distorted.stride / sample;
+  in.width = width_;
+  in.height = height_;
+  in.eight_bit = bit_depth_ == 8;
+  for (int s = 0; s < kNumScales; ++s) {
+    if (s > 0) {
+      const Image& img = images_[s];
+      in.ref = img.ref.data();
+      in.dis = img.dis.data();
+      in.ref_stride = in.dis_stride = img.width;
+      in.width = img.width;
+      in.height = img.height;
+      in.eight_bit = false;
+    }
+    if (s > 0 || !skip_scale0_)
+      v.scale[s] = scale_value(simd ? statistic_simd(in, s, bit_depth_, enhn_gain_limit_, ws_)
+                                    : statistic_scalar(in, s, bit_depth_, enhn_gain_limit_, ws_));
+    if (s + 1 < kNumScales) {
+      Image& next = images_[s + 1];
+      if (simd)
+        subsample_simd(in, s, bit_depth_, ws_, next.ref.data(), next.dis.data());
+      else
+        subsample_scalar(in, s, bit_depth_, ws_, next.ref.data(), next.dis.data());
+    }
   }
   return v;
 }

@@ -84,9 +84,92 @@ struct VifValues {
   std::array<ScaleValue, kNumScales> scale{};
 };
 
+/// The four integer sums one scale's statistic accumulates (libvmaf's
+/// accum_num_log, accum_den_log, accum_num_non_log, accum_den_non_log):
+/// the log sums are in units of 1/2048 bit; num_non_log sums the clamped
+/// distorted variances (16-bit fraction) of pixels below the noise floor and
+/// den_non_log counts those pixels.
+struct ScaleSums {
+  std::int64_t num_log = 0;
+  std::int64_t den_log = 0;
+  std::int64_t num_non_log = 0;
+  std::int64_t den_non_log = 0;
+  bool operator==(const ScaleSums&) const = default;
+};
+
+/// A scale's float numerator and denominator from its sums (libvmaf's final
+/// expressions of vif_statistic_8/16).
+ScaleValue scale_value(const ScaleSums& sums);
+
+/// One scale's input pair for the kernels below: `width` x `height` samples,
+/// uint8_t when `eight_bit` (only scale 0 of 8-bit video), else uint16_t;
+/// strides in samples (not bytes).
+struct KernelInput {
+  const void* ref = nullptr;
+  const void* dis = nullptr;
+  std::ptrdiff_t ref_stride = 0;
+  std::ptrdiff_t dis_stride = 0;
+  int width = 0;
+  int height = 0;
+  bool eight_bit = false;
+};
+
+/// Row buffers of the scalar and SIMD kernels for images up to `width`
+/// samples wide; allocated by init() only.
+class Workspace {
+ public:
+  /// Left/right border (samples) kept around every row buffer.
+  static constexpr int kPad = 8;
+  /// Extra samples after the right border, so SIMD loops may read whole
+  /// vectors past the row end (up to 64 lanes).
+  static constexpr int kSlack = 64;
+
+  /// Allocates every buffer for rows of up to `width` (>= 2) samples.
+  void init(int width);
+
+  // Scalar kernels: vertical sums of one row (uint32, padded).
+  std::uint32_t *mu1 = nullptr, *mu2 = nullptr, *xx = nullptr, *yy = nullptr, *xy = nullptr;
+  // Both: vertical blur of one row before decimation (uint32, padded).
+  std::uint32_t *conv_ref = nullptr, *conv_dis = nullptr;
+  // SIMD statistic: vertical sums of one row, second moments split into
+  // 16-bit halves (padded): mu1, mu2, xx_hi, xx_lo, yy_hi, yy_lo, xy_hi,
+  // xy_lo, each value v stored as the int16 bit pattern of v - 2^15.
+  std::array<std::uint16_t*, 8> vrow{};
+  // SIMD statistic: per-pixel sigma1_sq, sigma2_sq (clamped), sigma12.
+  std::int32_t *sigma1 = nullptr, *sigma2 = nullptr, *sigma12 = nullptr;
+
+ private:
+  std::vector<std::uint32_t> u32_;
+  std::vector<std::uint16_t> u16_;
+  std::vector<std::int32_t> i32_;
+};
+
+/// One scale's VIF sums (libvmaf vif_statistic_8/16) for `in` at `scale`
+/// (0..3). `bit_depth` (8, 10, 12, 16) matters only at scale 0, where the
+/// input holds the video's samples; later scales hold 16-bit values.
+/// `gain_limit` >= 1 caps the gain. `ws` must be initialised for at least
+/// in.width. Scalar reference.
+ScaleSums statistic_scalar(const KernelInput& in, int scale, int bit_depth, double gain_limit,
+                           Workspace& ws);
+/// Same result as statistic_scalar, with Highway SIMD (vif_simd.cpp); the
+/// target follows simd::set_level().
+ScaleSums statistic_simd(const KernelInput& in, int scale, int bit_depth, double gain_limit,
+                         Workspace& ws);
+
+/// Blurs scale `scale` (0..2) of `in` with scale + 1's filter and keeps the
+/// even rows and columns (libvmaf subsample_rd_8/16 + decimation), writing
+/// floor(w/2) x floor(h/2) samples to out_ref/out_dis (stride floor(w/2)).
+/// Scalar reference.
+void subsample_scalar(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+                      std::uint16_t* out_ref, std::uint16_t* out_dis);
+/// Same result as subsample_scalar, with Highway SIMD.
+void subsample_simd(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+                    std::uint16_t* out_ref, std::uint16_t* out_dis);
+
 /// Computes integer VIF for luma planes of one fixed size and bit depth.
 /// Holds every working buffer, allocated in init(); compute() allocates
-/// nothing. One instance per thread.
+/// nothing. One instance per thread. Uses the SIMD kernels when
+/// simd::use_simd(), with identical results.
 class IntegerVifKernel {
  public:
   /// `enhn_gain_limit`: cap on the gain g = sigma12 / sigma1_sq (>= 1;
@@ -113,20 +196,6 @@ class IntegerVifKernel {
     std::vector<std::uint16_t> ref;
     std::vector<std::uint16_t> dis;
   };
-  // A row buffer with kPad samples of border on each side.
-  static constexpr int kPad = 8;
-  struct PaddedRow {
-    std::vector<std::uint32_t> storage;
-    std::uint32_t* data = nullptr;  // points at sample 0
-    void resize(int n);
-  };
-
-  template <typename T>
-  ScaleValue statistic(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
-                       std::ptrdiff_t dis_stride, int w, int h, int scale);
-  template <typename T>
-  void subsample(const T* ref, std::ptrdiff_t ref_stride, const T* dis, std::ptrdiff_t dis_stride,
-                 int w, int h, int scale, Image& out);
 
   double enhn_gain_limit_;
   bool skip_scale0_;
@@ -134,8 +203,7 @@ class IntegerVifKernel {
   int height_ = 0;
   int bit_depth_ = 0;
   std::array<Image, kNumScales> images_{};  // index 0 unused (scale 0 reads the input)
-  PaddedRow mu1_, mu2_, xx_, yy_, xy_;     // statistic: vertical sums of one row
-  PaddedRow conv_ref_, conv_dis_;          // subsample: vertical blur of one row
+  Workspace ws_;
 };
 
 }  // namespace vqe::vif

@@ -1,0 +1,868 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Highway SIMD versions of the integer VIF kernels (statistic_simd and
+// subsample_simd in integer_vif.h). They return exactly what the scalar
+// references in integer_vif.cpp return; the arithmetic is rearranged only
+// where the rearrangement is exact:
+//
+// - Filters are symmetric, so taps k and fw-1-k are added before the
+//   multiply. Every partial sum stays below 65536 * 65535 < 2^32 because the
+//   coefficients sum to 65536 and every multiplicand is below 2^16.
+// - The reference keeps the filtered second moments in 64 bits. Here each
+//   32-bit moment v = 2^16 hi + lo is filtered as two 32-bit sums
+//   H = sum c*hi and L = sum c*lo (both < 2^32), and
+//   (2^16 H + L + r) >> s = (H << (16 - s)) + ((L + r) >> s) for s <= 16,
+//   truncated to 32 bits as the reference truncates.
+// - Where the coefficients fit int16 (scales 0-2), 16x16->32-bit
+//   multiply-adds (pmaddwd) do two taps at once: the horizontal pass on
+//   rows stored as int16 v - 2^15 (sum c*(v - 2^15) = sum c*v - 2^31 mod
+//   2^32 because the coefficients sum to 2^16), and the 8-bit vertical pass
+//   on interleaved row pairs. Lane order inside a row then differs from the
+//   pixel order; the statistic only sums over pixels, and the stored rows
+//   are put back in order.
+// - Means squared, (m1 * m2 + 2^31) >> 32, use 32x32->64-bit products.
+// - The per-pixel log terms run in double lanes. Every integer they handle
+//   is below 2^53, so int32 -> double, sums and the truncations are exact;
+//   g, sv_sq and g*g*sigma1_sq are the reference's double operations in the
+//   reference's order (no FMA). 2048*log2 of an integer v in [2^17, 2^53)
+//   reads the exponent e = floor(log2 v) from the double and the table index
+//   floor(v / 2^(e-15)) by replacing the exponent, as log2_32/log2_64 do
+//   with a leading-zero count and a shift.
+// - Per-row sums are exact: table entries in int32 lanes, exponents in
+//   uint64 lanes, non-log sums in double lanes (integers well below 2^53);
+//   they are added to the 64-bit totals once per row.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "features/vif/vif_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "features/vif/integer_vif.h"
+
+#ifndef VQE_VIF_SIMD_ONCE
+#define VQE_VIF_SIMD_ONCE
+// Fully unrolls the following loop (its trip count is a compile-time
+// constant: a filter length).
+#if defined(__clang__)
+#define VQE_UNROLL_ALL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define VQE_UNROLL_ALL _Pragma("GCC unroll 17")
+#else
+#define VQE_UNROLL_ALL
+#endif
+namespace vqe::vif::detail {
+
+// log2_table() widened to int32 for gathers (entries below 32767 are 0 and
+// never read).
+inline const std::int32_t* log2_table_i32() {
+  static const std::array<std::int32_t, 65536> table = [] {
+    std::array<std::int32_t, 65536> t{};
+    const auto& src = log2_table();
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = src[i];
+    return t;
+  }();
+  return table.data();
+}
+
+template <typename R>
+inline void pad_reflect(R* row, int n, int half) {
+  for (int f = 1; f <= half; ++f) {
+    row[-f] = row[reflect101(-f, n)];
+    row[n - 1 + f] = row[reflect101(n - 1 + f, n)];
+  }
+}
+
+// Sums of the row tails, which use the reference's scalar arithmetic.
+struct RowSums {
+  std::int64_t num_log = 0, den_log = 0, num_non_log = 0, den_non_log = 0;
+};
+
+}  // namespace vqe::vif::detail
+#endif  // VQE_VIF_SIMD_ONCE
+
+HWY_BEFORE_NAMESPACE();
+namespace vqe::vif::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+// Targets without real vectors are never chosen by simd::set_level(); they
+// forward to the scalar reference so that the dispatch table is complete.
+ScaleSums Statistic8(const std::uint8_t* ref, std::ptrdiff_t ref_stride, const std::uint8_t* dis,
+                     std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
+                     double gain_limit, Workspace* ws) {
+  return statistic_scalar(KernelInput{ref, dis, ref_stride, dis_stride, w, h, true}, scale,
+                          bit_depth, gain_limit, *ws);
+}
+ScaleSums Statistic16(const std::uint16_t* ref, std::ptrdiff_t ref_stride,
+                      const std::uint16_t* dis, std::ptrdiff_t dis_stride, int w, int h,
+                      int scale, int bit_depth, double gain_limit, Workspace* ws) {
+  return statistic_scalar(KernelInput{ref, dis, ref_stride, dis_stride, w, h, false}, scale,
+                          bit_depth, gain_limit, *ws);
+}
+void Subsample8(const std::uint8_t* ref, std::ptrdiff_t ref_stride, const std::uint8_t* dis,
+                std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth, Workspace* ws,
+                std::uint16_t* out_ref, std::uint16_t* out_dis) {
+  subsample_scalar(KernelInput{ref, dis, ref_stride, dis_stride, w, h, true}, scale, bit_depth,
+                   *ws, out_ref, out_dis);
+}
+void Subsample16(const std::uint16_t* ref, std::ptrdiff_t ref_stride, const std::uint16_t* dis,
+                 std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
+                 Workspace* ws, std::uint16_t* out_ref, std::uint16_t* out_dis) {
+  subsample_scalar(KernelInput{ref, dis, ref_stride, dis_stride, w, h, false}, scale, bit_depth,
+                   *ws, out_ref, out_dis);
+}
+#else
+using DU32 = hn::ScalableTag<std::uint32_t>;
+using DI32 = hn::ScalableTag<std::int32_t>;
+using DU64 = hn::Repartition<std::uint64_t, DU32>;
+using DU16H = hn::Rebind<std::uint16_t, DU32>;
+using DF64 = hn::ScalableTag<double>;
+using DI32Q = hn::Rebind<std::int32_t, DF64>;
+using DU64F = hn::RebindToUnsigned<DF64>;
+using DI64Q = hn::RebindToSigned<DF64>;
+using VU32 = hn::Vec<DU32>;
+using VF64 = hn::Vec<DF64>;
+
+constexpr std::int32_t kNsq = kSigmaNsq;
+
+// Loads N samples of type T and widens them to uint32 lanes.
+template <typename T>
+HWY_INLINE VU32 LoadWide(const T* HWY_RESTRICT p) {
+  const DU32 d;
+  const hn::Rebind<T, DU32> dt;
+  return hn::PromoteTo(d, hn::LoadU(dt, p));
+}
+
+// Stores uint32 lanes that are < 2^16 as uint16.
+HWY_INLINE void StoreNarrow(VU32 v, std::uint16_t* HWY_RESTRICT p) {
+  const DI32 di;
+  const DU16H d16;
+  hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, v)), d16, p);
+}
+
+// Stores uint32 lanes v < 2^16 as the int16 bit pattern of v - 2^15.
+HWY_INLINE void StoreBiased(VU32 v, std::uint16_t* HWY_RESTRICT p) {
+  StoreNarrow(hn::Xor(v, hn::Set(DU32(), 0x8000u)), p);
+}
+
+// (a * b + 2^31) >> 32 per uint32 lane, from exact 64-bit products.
+HWY_INLINE VU32 MulHiRound(VU32 a, VU32 b) {
+  const DU32 d;
+  const DU64 d64;
+  const auto round = hn::Set(d64, std::uint64_t{1} << 31);
+  const auto pe = hn::Add(hn::MulEven(a, b), round);
+  const VU32 ao = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(d64, a)));
+  const VU32 bo = hn::BitCast(d, hn::ShiftRight<32>(hn::BitCast(d64, b)));
+  const auto po = hn::Add(hn::MulEven(ao, bo), round);
+  const auto hi_mask = hn::Set(d64, 0xFFFFFFFF00000000ull);
+  return hn::BitCast(d, hn::Or(hn::ShiftRight<32>(pe), hn::And(po, hi_mask)));
+}
+
+// 2048 * log2(v) as log2_32/log2_64 define it, for doubles holding integers
+// v in [2^17, 2^53), in two parts: the table entry for the top 16 bits of v
+// and e = floor(log2 v) + 1023; the value is entry + 2048 * (e - 1038).
+struct Log2Parts {
+  hn::Vec<DI32Q> entry;
+  hn::Vec<DU64F> biased_exp;
+};
+
+HWY_INLINE Log2Parts Log2Split(VF64 v, const std::int32_t* HWY_RESTRICT table) {
+  const DF64 df;
+  const DU64F du;
+  const DI32Q di;
+  const auto bits = hn::BitCast(du, v);
+  // Same mantissa with exponent 15: v / 2^(e-15) in [2^15, 2^16).
+  const auto scaled = hn::BitCast(
+      df, hn::Or(hn::And(bits, hn::Set(du, 0x000FFFFFFFFFFFFFull)),
+                 hn::Set(du, std::uint64_t{1023 + 15} << 52)));
+  const auto index = hn::DemoteTo(di, scaled);  // truncation = floor (positive)
+  return {hn::GatherIndex(di, table, index), hn::ShiftRight<52>(bits)};
+}
+
+// Scalar reference of one pixel's terms (row tails).
+HWY_INLINE void PixelTerms(std::int32_t sigma1_sq, std::int32_t sigma2_sq, std::int32_t sigma12,
+                           double gain_limit, detail::RowSums& s) {
+  if (sigma1_sq >= kNsq) {
+    s.den_log += log2_32(static_cast<std::uint32_t>(sigma1_sq) + static_cast<std::uint32_t>(kNsq)) -
+                 2048 * 17;
+    if (sigma12 > 0 && sigma2_sq > 0) {
+      const double eps = 65536 * 1.0e-10;
+      double g = sigma12 / (sigma1_sq + eps);
+      std::int32_t sv_sq = static_cast<std::int32_t>(sigma2_sq - g * sigma12);
+      sv_sq = std::max(sv_sq, 0);
+      g = g < gain_limit ? g : gain_limit;
+      const std::uint32_t numer1 = static_cast<std::uint32_t>(sv_sq + kNsq);
+      const std::int64_t numer1_tmp =
+          static_cast<std::int64_t>(g * g * sigma1_sq) + std::int64_t{numer1};
+      s.num_log += log2_64(static_cast<std::uint64_t>(numer1_tmp)) - log2_64(numer1);
+    }
+  } else {
+    s.num_non_log += sigma2_sq;
+    s.den_non_log += 1;
+  }
+}
+
+// Adds the VIF terms of w pixels (sigma arrays, sigma2 already clamped at 0).
+// Lanes outside a branch take log arguments whose terms are exactly 0
+// (den: log2(2^17) - 17; num: log2(a) - log2(a)), so the log parts are
+// summed unmasked: table entries in int32 lanes and exponents in uint64
+// lanes, combined once per row.
+HWY_INLINE void RowTerms(const std::int32_t* HWY_RESTRICT s1p, const std::int32_t* HWY_RESTRICT s2p,
+                         const std::int32_t* HWY_RESTRICT s12p, int w, double gain_limit,
+                         ScaleSums& out) {
+  const DF64 df;
+  const DI32Q di;
+  const DU64F du;
+  const int n = static_cast<int>(hn::Lanes(df));
+  const std::int32_t* table = detail::log2_table_i32();
+  const VF64 nsq = hn::Set(df, static_cast<double>(kNsq));
+  const VF64 zero = hn::Zero(df);
+  const VF64 one = hn::Set(df, 1.0);
+  const VF64 eps = hn::Set(df, 65536 * 1.0e-10);
+  const VF64 limit = hn::Set(df, gain_limit);
+  auto den_entry = hn::Zero(di), num_entry = hn::Zero(di);
+  auto den_exp = hn::Zero(du), num_exp = hn::Zero(du);
+  VF64 acc_nnl = zero, acc_dnl = zero;
+  int j = 0;
+  for (; j + n <= w; j += n) {
+    const VF64 s1 = hn::PromoteTo(df, hn::LoadU(di, s1p + j));
+    const VF64 s2 = hn::PromoteTo(df, hn::LoadU(di, s2p + j));
+    const VF64 s12 = hn::PromoteTo(df, hn::LoadU(di, s12p + j));
+    const auto m_den = hn::Ge(s1, nsq);
+    const Log2Parts den = Log2Split(hn::IfThenElse(m_den, hn::Add(s1, nsq), nsq), table);
+    den_entry = hn::Add(den_entry, den.entry);
+    den_exp = hn::Add(den_exp, den.biased_exp);
+    acc_nnl = hn::Add(acc_nnl, hn::IfThenZeroElse(m_den, s2));
+    acc_dnl = hn::Add(acc_dnl, hn::IfThenZeroElse(m_den, one));
+    const auto m_num = hn::And(m_den, hn::And(hn::Gt(s12, zero), hn::Gt(s2, zero)));
+    if (hn::AllFalse(df, m_num)) continue;
+    VF64 g = hn::Div(s12, hn::Add(s1, eps));
+    const VF64 sv = hn::Floor(hn::Max(hn::Sub(s2, hn::Mul(g, s12)), zero));
+    g = hn::Min(g, limit);
+    const VF64 numer1 = hn::Add(sv, nsq);
+    const VF64 numer1_tmp = hn::Add(hn::Floor(hn::Mul(hn::Mul(g, g), s1)), numer1);
+    const Log2Parts a = Log2Split(hn::IfThenElse(m_num, numer1_tmp, nsq), table);
+    const Log2Parts b = Log2Split(hn::IfThenElse(m_num, numer1, nsq), table);
+    num_entry = hn::Add(num_entry, hn::Sub(a.entry, b.entry));
+    num_exp = hn::Add(num_exp, hn::Sub(a.biased_exp, b.biased_exp));
+  }
+  // Every lane of the vector loop counts in the den constant.
+  const std::int64_t lanes = j;
+  const DI64Q di64;
+  const std::int64_t den_entries = hn::GetLane(hn::SumOfLanes(di64, hn::PromoteTo(di64, den_entry)));
+  const auto den_exps = static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(du, den_exp)));
+  out.den_log += den_entries + 2048 * den_exps - lanes * (2048 * 1038 + 2048 * 17);
+  const std::int64_t num_entries = hn::GetLane(hn::SumOfLanes(di64, hn::PromoteTo(di64, num_entry)));
+  const auto num_exps = static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(du, num_exp)));
+  out.num_log += num_entries + 2048 * num_exps;
+  out.num_non_log += static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(df, acc_nnl)));
+  out.den_non_log += static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(df, acc_dnl)));
+  if (j < w) {
+    detail::RowSums t;
+    for (; j < w; ++j) PixelTerms(s1p[j], s2p[j], s12p[j], gain_limit, t);
+    out.den_log += t.den_log;
+    out.num_log += t.num_log;
+    out.num_non_log += t.num_non_log;
+    out.den_non_log += t.den_non_log;
+  }
+}
+
+// Vertical statistic pass at scale 0 for samples below 2^12 (8, 10 and 12
+// bits) over whole blocks of 2N pixels; returns the number of pixels done.
+// Rows k and fw-1-k are interleaved as int16 pairs, so one 16x16->32-bit
+// multiply-add gives c*(xa + xb), xa^2 + xb^2 or xa*ya + xb*yb (below 2^25).
+// At 8 bits c times such a sum fits 32 bits; above, each sum S is split as
+// S = 2^16 Sh + Sl and c*Sh, c*Sl are summed apart (as in the file comment).
+// The interleave works within 128-bit blocks; the saturating int16 pack of
+// the two halves (values biased into int16 range) restores pixel order.
+template <int scale, typename T>
+HWY_INLINE int VerticalStatRowPairs(const T* const* rr, const T* const* dr, int w, int bit_depth,
+                                    Workspace& ws) {
+  static_assert(scale == 0, "coefficients must fit int16 and samples 12 bits");
+  constexpr bool kWide = sizeof(T) == 2;  // 10/12-bit: split the products
+  const DI32 d32;
+  const DU32 du;
+  const hn::Repartition<std::int16_t, DI32> d16;
+  const hn::RebindToUnsigned<decltype(d16)> du16;
+  const hn::Rebind<std::uint8_t, decltype(d16)> d8;
+  using V16 = hn::Vec<decltype(d16)>;
+  using V32 = hn::Vec<DI32>;
+  const int n16 = static_cast<int>(hn::Lanes(d16));
+  constexpr int fw = kFilterWidth[scale];
+  constexpr int half = fw / 2;
+  const std::uint16_t* filt = kFilters[scale];
+  const auto load = [&](const T* p) -> V16 {
+    if constexpr (kWide)
+      return hn::BitCast(d16, hn::LoadU(du16, reinterpret_cast<const std::uint16_t*>(p)));
+    else
+      return hn::BitCast(d16, hn::PromoteTo(du16, hn::LoadU(d8, p)));
+  };
+  std::uint16_t* const* out = ws.vrow.data();
+  const V32 zero = hn::Zero(d32);
+  const int shift_mu = bit_depth;
+  const V32 round_mu = hn::Set(d32, 1 << (bit_depth - 1));
+  const int shift_sq = 2 * (bit_depth - 8);
+  const V32 round_sq = hn::Set(d32, shift_sq == 0 ? 0 : 1 << (shift_sq - 1));
+  const V32 bias = hn::Set(d32, 32768);
+  const V32 lo_mask = hn::Set(d32, 0xFFFF);
+  const auto store = [&](V32 lo, V32 hi, std::uint16_t* p) {
+    hn::StoreU(hn::ReorderDemote2To(d16, hn::Sub(lo, bias), hn::Sub(hi, bias)), d16,
+               reinterpret_cast<std::int16_t*>(p));
+  };
+  const auto shr = [&](V32 v, int bits) {  // logical shift of the unsigned value
+    return hn::BitCast(d32, hn::ShiftRightSame(hn::BitCast(du, v), bits));
+  };
+  // Coefficients as int16 pairs (c, c) and as int32.
+  V16 cc[half + 1];
+  V32 c32[half + 1];
+  for (int k = 0; k <= half; ++k) {
+    const std::uint32_t c = filt[k];
+    cc[k] = hn::BitCast(d16, hn::Set(du, c | (c << 16)));
+    c32[k] = hn::Set(d32, static_cast<std::int32_t>(c));
+  }
+  int j = 0;
+  for (; j + n16 <= w; j += n16) {
+    // Two passes over the taps, one per interleaved half, to keep the
+    // accumulators of a half in registers.
+    V32 res[2][5];
+    VQE_UNROLL_ALL
+    for (int part = 0; part < 2; ++part) {
+      V32 m1 = zero, m2 = zero, unused = zero;
+      V32 xl = zero, yl = zero, pl = zero, xh = zero, yh = zero, ph = zero;
+      VQE_UNROLL_ALL
+      for (int k = 0; k <= half; ++k) {
+        const V16 xa = load(rr[k] + j);
+        const V16 ya = load(dr[k] + j);
+        const V16 xb = k < half ? load(rr[fw - 1 - k] + j) : hn::Zero(d16);
+        const V16 yb = k < half ? load(dr[fw - 1 - k] + j) : hn::Zero(d16);
+        const V16 ix = part == 0 ? hn::InterleaveLower(d16, xa, xb)
+                                 : hn::InterleaveUpper(d16, xa, xb);
+        const V16 iy = part == 0 ? hn::InterleaveLower(d16, ya, yb)
+                                 : hn::InterleaveUpper(d16, ya, yb);
+        m1 = hn::ReorderWidenMulAccumulate(d32, ix, cc[k], m1, unused);
+        m2 = hn::ReorderWidenMulAccumulate(d32, iy, cc[k], m2, unused);
+        const V32 sx = hn::ReorderWidenMulAccumulate(d32, ix, ix, zero, unused);
+        const V32 sy = hn::ReorderWidenMulAccumulate(d32, iy, iy, zero, unused);
+        const V32 sp = hn::ReorderWidenMulAccumulate(d32, ix, iy, zero, unused);
+        if constexpr (kWide) {
+          xh = hn::Add(xh, hn::Mul(c32[k], hn::ShiftRight<16>(sx)));
+          yh = hn::Add(yh, hn::Mul(c32[k], hn::ShiftRight<16>(sy)));
+          ph = hn::Add(ph, hn::Mul(c32[k], hn::ShiftRight<16>(sp)));
+          xl = hn::Add(xl, hn::Mul(c32[k], hn::And(sx, lo_mask)));
+          yl = hn::Add(yl, hn::Mul(c32[k], hn::And(sy, lo_mask)));
+          pl = hn::Add(pl, hn::Mul(c32[k], hn::And(sp, lo_mask)));
+        } else {
+          xl = hn::Add(xl, hn::Mul(c32[k], sx));
+          yl = hn::Add(yl, hn::Mul(c32[k], sy));
+          pl = hn::Add(pl, hn::Mul(c32[k], sp));
+        }
+      }
+      // x86 multiply-add keeps every pair sum in its lane (sum1 unused).
+      (void)unused;
+      res[part][0] = hn::ShiftRightSame(hn::Add(m1, round_mu), shift_mu);
+      res[part][1] = hn::ShiftRightSame(hn::Add(m2, round_mu), shift_mu);
+      if constexpr (kWide) {
+        // (2^16 H + L + r) >> s, truncated to 32 bits (s = 4 or 8).
+        const int up = 16 - shift_sq;
+        res[part][2] = hn::Add(hn::ShiftLeftSame(xh, up), shr(hn::Add(xl, round_sq), shift_sq));
+        res[part][3] = hn::Add(hn::ShiftLeftSame(yh, up), shr(hn::Add(yl, round_sq), shift_sq));
+        res[part][4] = hn::Add(hn::ShiftLeftSame(ph, up), shr(hn::Add(pl, round_sq), shift_sq));
+      } else {
+        // Shift 0 at 8 bits: the sums are the moments.
+        res[part][2] = xl;
+        res[part][3] = yl;
+        res[part][4] = pl;
+      }
+    }
+    store(res[0][0], res[1][0], out[0] + j);
+    store(res[0][1], res[1][1], out[1] + j);
+    // Second moments: up to 32 bits, read as unsigned.
+    for (int m = 0; m < 3; ++m) {
+      store(shr(res[0][2 + m], 16), shr(res[1][2 + m], 16), out[2 + 2 * m] + j);
+      store(hn::And(res[0][2 + m], lo_mask), hn::And(res[1][2 + m], lo_mask),
+            out[3 + 2 * m] + j);
+    }
+  }
+  return j;
+}
+
+// Vertical statistic pass of one row: means and split second moments into
+// ws.vrow (see Workspace), each stored as the int16 pattern of value - 2^15,
+// for pixels [j0, w). `rr`/`dr`: the fw source rows of this output row.
+template <int scale, typename T>
+HWY_INLINE void VerticalStatRow(const T* const* rr, const T* const* dr, int j0, int w,
+                                int bit_depth, Workspace& ws) {
+  const DU32 d;
+  const int n = static_cast<int>(hn::Lanes(d));
+  const int fw = kFilterWidth[scale];
+  const int half = fw / 2;
+  const std::uint16_t* filt = kFilters[scale];
+  int shift_mu = 16, shift_sq = 16;
+  std::uint32_t round_mu = 32768, round_sq = 32768;
+  if (scale == 0) {
+    shift_mu = bit_depth;
+    round_mu = 1u << (bit_depth - 1);
+    shift_sq = 2 * (bit_depth - 8);
+    round_sq = shift_sq == 0 ? 0 : 1u << (shift_sq - 1);
+  }
+  constexpr bool kNarrow = sizeof(T) == 1;  // products of 8-bit samples fit 32 bits
+  const VU32 lo_mask = hn::Set(d, 0xFFFF);
+  std::uint16_t* const* out = ws.vrow.data();
+  int j = j0;
+  for (; j + n <= w; j += n) {
+    VU32 m1 = hn::Zero(d), m2 = m1, xh = m1, xl = m1, yh = m1, yl = m1, ph = m1, pl = m1;
+    VQE_UNROLL_ALL
+    for (int k = 0; k <= half; ++k) {
+      const VU32 c = hn::Set(d, filt[k]);
+      const VU32 xa = LoadWide(rr[k] + j);
+      const VU32 ya = LoadWide(dr[k] + j);
+      VU32 xs, ys;
+      VU32 sx, sy, sp;  // narrow: full squares; wide: split below
+      if (k < half) {
+        const VU32 xb = LoadWide(rr[fw - 1 - k] + j);
+        const VU32 yb = LoadWide(dr[fw - 1 - k] + j);
+        xs = hn::Add(xa, xb);
+        ys = hn::Add(ya, yb);
+        if constexpr (kNarrow) {
+          sx = hn::Add(hn::Mul(xa, xa), hn::Mul(xb, xb));
+          sy = hn::Add(hn::Mul(ya, ya), hn::Mul(yb, yb));
+          sp = hn::Add(hn::Mul(xa, ya), hn::Mul(xb, yb));
+          xl = hn::Add(xl, hn::Mul(c, sx));
+          yl = hn::Add(yl, hn::Mul(c, sy));
+          pl = hn::Add(pl, hn::Mul(c, sp));
+        } else {
+          const VU32 qxa = hn::Mul(xa, xa), qxb = hn::Mul(xb, xb);
+          const VU32 qya = hn::Mul(ya, ya), qyb = hn::Mul(yb, yb);
+          const VU32 qpa = hn::Mul(xa, ya), qpb = hn::Mul(xb, yb);
+          xh = hn::Add(xh, hn::Mul(c, hn::Add(hn::ShiftRight<16>(qxa), hn::ShiftRight<16>(qxb))));
+          xl = hn::Add(xl, hn::Mul(c, hn::Add(hn::And(qxa, lo_mask), hn::And(qxb, lo_mask))));
+          yh = hn::Add(yh, hn::Mul(c, hn::Add(hn::ShiftRight<16>(qya), hn::ShiftRight<16>(qyb))));
+          yl = hn::Add(yl, hn::Mul(c, hn::Add(hn::And(qya, lo_mask), hn::And(qyb, lo_mask))));
+          ph = hn::Add(ph, hn::Mul(c, hn::Add(hn::ShiftRight<16>(qpa), hn::ShiftRight<16>(qpb))));
+          pl = hn::Add(pl, hn::Mul(c, hn::Add(hn::And(qpa, lo_mask), hn::And(qpb, lo_mask))));
+        }
+      } else {
+        xs = xa;
+        ys = ya;
+        const VU32 qx = hn::Mul(xa, xa), qy = hn::Mul(ya, ya), qp = hn::Mul(xa, ya);
+        if constexpr (kNarrow) {
+          xl = hn::Add(xl, hn::Mul(c, qx));
+          yl = hn::Add(yl, hn::Mul(c, qy));
+          pl = hn::Add(pl, hn::Mul(c, qp));
+        } else {
+          xh = hn::Add(xh, hn::Mul(c, hn::ShiftRight<16>(qx)));
+          xl = hn::Add(xl, hn::Mul(c, hn::And(qx, lo_mask)));
+          yh = hn::Add(yh, hn::Mul(c, hn::ShiftRight<16>(qy)));
+          yl = hn::Add(yl, hn::Mul(c, hn::And(qy, lo_mask)));
+          ph = hn::Add(ph, hn::Mul(c, hn::ShiftRight<16>(qp)));
+          pl = hn::Add(pl, hn::Mul(c, hn::And(qp, lo_mask)));
+        }
+      }
+      m1 = hn::Add(m1, hn::Mul(c, xs));
+      m2 = hn::Add(m2, hn::Mul(c, ys));
+    }
+    const VU32 rmu = hn::Set(d, round_mu);
+    StoreBiased(hn::ShiftRightSame(hn::Add(m1, rmu), shift_mu), out[0] + j);
+    StoreBiased(hn::ShiftRightSame(hn::Add(m2, rmu), shift_mu), out[1] + j);
+    VU32 vx, vy, vp;
+    if constexpr (kNarrow) {
+      // shift_sq = 0 at 8 bits: the sums are the moments.
+      vx = xl;
+      vy = yl;
+      vp = pl;
+    } else {
+      const VU32 rsq = hn::Set(d, round_sq);
+      const int up = 16 - shift_sq;
+      vx = hn::Add(hn::ShiftLeftSame(xh, up), hn::ShiftRightSame(hn::Add(xl, rsq), shift_sq));
+      vy = hn::Add(hn::ShiftLeftSame(yh, up), hn::ShiftRightSame(hn::Add(yl, rsq), shift_sq));
+      vp = hn::Add(hn::ShiftLeftSame(ph, up), hn::ShiftRightSame(hn::Add(pl, rsq), shift_sq));
+    }
+    StoreBiased(hn::ShiftRight<16>(vx), out[2] + j);
+    StoreBiased(hn::And(vx, lo_mask), out[3] + j);
+    StoreBiased(hn::ShiftRight<16>(vy), out[4] + j);
+    StoreBiased(hn::And(vy, lo_mask), out[5] + j);
+    StoreBiased(hn::ShiftRight<16>(vp), out[6] + j);
+    StoreBiased(hn::And(vp, lo_mask), out[7] + j);
+  }
+  // Row tail: the reference's arithmetic per column.
+  const std::uint64_t round_sq64 = round_sq;
+  for (; j < w; ++j) {
+    std::uint32_t acc_mu1 = 0, acc_mu2 = 0;
+    std::uint64_t acc_xx = 0, acc_yy = 0, acc_xy = 0;
+    for (int fi = 0; fi < fw; ++fi) {
+      const std::uint32_t c = filt[fi];
+      const std::uint32_t x = rr[fi][j];
+      const std::uint32_t y = dr[fi][j];
+      const std::uint32_t cx = c * x;
+      const std::uint32_t cy = c * y;
+      acc_mu1 += cx;
+      acc_mu2 += cy;
+      acc_xx += std::uint64_t{cx} * x;
+      acc_yy += std::uint64_t{cy} * y;
+      acc_xy += std::uint64_t{cx} * y;
+    }
+    out[0][j] = static_cast<std::uint16_t>(((acc_mu1 + round_mu) >> shift_mu) ^ 0x8000u);
+    out[1][j] = static_cast<std::uint16_t>(((acc_mu2 + round_mu) >> shift_mu) ^ 0x8000u);
+    const auto vx = static_cast<std::uint32_t>((acc_xx + round_sq64) >> shift_sq);
+    const auto vy = static_cast<std::uint32_t>((acc_yy + round_sq64) >> shift_sq);
+    const auto vp = static_cast<std::uint32_t>((acc_xy + round_sq64) >> shift_sq);
+    out[2][j] = static_cast<std::uint16_t>((vx >> 16) ^ 0x8000u);
+    out[3][j] = static_cast<std::uint16_t>((vx & 0xFFFF) ^ 0x8000u);
+    out[4][j] = static_cast<std::uint16_t>((vy >> 16) ^ 0x8000u);
+    out[5][j] = static_cast<std::uint16_t>((vy & 0xFFFF) ^ 0x8000u);
+    out[6][j] = static_cast<std::uint16_t>((vp >> 16) ^ 0x8000u);
+    out[7][j] = static_cast<std::uint16_t>((vp & 0xFFFF) ^ 0x8000u);
+  }
+  for (int k = 0; k < 8; ++k) detail::pad_reflect(out[k], w, half);
+}
+
+// Per-pixel sigmas from the eight filtered sums of a vector of pixels
+// (unsigned sums: mu1, mu2, then hi/lo halves of xx, yy, xy).
+HWY_INLINE void StoreSigmas(const VU32* acc, Workspace& ws, int pos) {
+  const DU32 d;
+  const DI32 di;
+  const VU32 round16 = hn::Set(d, 32768);
+  const VU32 xx = hn::Add(acc[2], hn::ShiftRight<16>(hn::Add(acc[3], round16)));
+  const VU32 yy = hn::Add(acc[4], hn::ShiftRight<16>(hn::Add(acc[5], round16)));
+  const VU32 xy = hn::Add(acc[6], hn::ShiftRight<16>(hn::Add(acc[7], round16)));
+  const VU32 mu1_sq = MulHiRound(acc[0], acc[0]);
+  const VU32 mu2_sq = MulHiRound(acc[1], acc[1]);
+  const VU32 mu1_mu2 = MulHiRound(acc[0], acc[1]);
+  hn::StoreU(hn::BitCast(di, hn::Sub(xx, mu1_sq)), di, ws.sigma1 + pos);
+  hn::StoreU(hn::Max(hn::BitCast(di, hn::Sub(yy, mu2_sq)), hn::Zero(di)), di, ws.sigma2 + pos);
+  hn::StoreU(hn::BitCast(di, hn::Sub(xy, mu1_mu2)), di, ws.sigma12 + pos);
+}
+
+// Horizontal statistic pass, any scale: filters the biased rows in uint32
+// lanes and writes sigma1_sq, sigma2_sq (clamped) and sigma12 for pixels
+// [0, w) in order. Whole vectors may run past w into the row slack; those
+// lanes are never read.
+template <int scale>
+HWY_INLINE void HorizontalStatRowWide(int w, Workspace& ws) {
+  const DU32 d;
+  const int n = static_cast<int>(hn::Lanes(d));
+  const int fw = kFilterWidth[scale];
+  const int half = fw / 2;
+  const std::uint16_t* filt = kFilters[scale];
+  const std::uint16_t* const* in = ws.vrow.data();
+  const VU32 bias = hn::Set(d, 0x8000u);
+  for (int j = 0; j < w; j += n) {
+    VU32 acc[8];
+    for (int ch = 0; ch < 8; ++ch) acc[ch] = hn::Zero(d);
+    for (int k = 0; k <= half; ++k) {
+      const VU32 c = hn::Set(d, filt[k]);
+      const int a = j - half + k;
+      const int b = j + half - k;
+      for (int ch = 0; ch < 8; ++ch) {
+        VU32 v = hn::Xor(LoadWide(in[ch] + a), bias);
+        if (k < half) v = hn::Add(v, hn::Xor(LoadWide(in[ch] + b), bias));
+        acc[ch] = hn::Add(acc[ch], hn::Mul(c, v));
+      }
+    }
+    StoreSigmas(acc, ws, j);
+  }
+}
+
+// Horizontal statistic pass for filters whose coefficients fit int16
+// (scales 0-2), with 16x16->32-bit multiply-add of neighbouring taps on the
+// biased rows: sum c*(v - 2^15) = sum c*v - 2^31 (mod 2^32), since the
+// coefficients sum to 2^16. Each block of 2N pixels is written as its N
+// even pixels then its N odd pixels (the statistic only sums over pixels);
+// returns the number of pixels done, a multiple of 2N; the caller finishes
+// the row.
+template <int scale>
+HWY_INLINE int HorizontalStatRowPairs(int w, Workspace& ws) {
+  const DI32 d32;
+  const DU32 du;
+  const hn::Repartition<std::int16_t, DI32> d16;
+  const int n = static_cast<int>(hn::Lanes(d32));
+  const int fw = kFilterWidth[scale];
+  const int half = fw / 2;
+  const int pairs = (fw + 1) / 2;
+  const std::uint16_t* filt = kFilters[scale];
+  hn::Vec<decltype(d16)> coef[9];
+  for (int p = 0; p < pairs; ++p) {
+    const std::uint32_t c0 = filt[2 * p];
+    const std::uint32_t c1 = 2 * p + 1 < fw ? filt[2 * p + 1] : 0;
+    coef[p] = hn::BitCast(d16, hn::Set(du, c0 | (c1 << 16)));
+  }
+  const VU32 unbias = hn::Set(du, 0x80000000u);
+  int j = 0;
+  for (; j + 2 * n <= w; j += 2 * n) {
+    VU32 even[8], odd[8];
+    for (int ch = 0; ch < 8; ++ch) {
+      const std::int16_t* base =
+          reinterpret_cast<const std::int16_t*>(ws.vrow[static_cast<std::size_t>(ch)]) + j - half;
+      auto se = hn::Zero(d32), so = hn::Zero(d32), unused_e = hn::Zero(d32),
+           unused_o = hn::Zero(d32);
+      VQE_UNROLL_ALL
+      for (int p = 0; p < pairs; ++p) {
+        se = hn::ReorderWidenMulAccumulate(d32, hn::LoadU(d16, base + 2 * p), coef[p], se,
+                                           unused_e);
+        so = hn::ReorderWidenMulAccumulate(d32, hn::LoadU(d16, base + 2 * p + 1), coef[p], so,
+                                           unused_o);
+      }
+      even[ch] = hn::Xor(hn::BitCast(du, hn::RearrangeToOddPlusEven(se, unused_e)), unbias);
+      odd[ch] = hn::Xor(hn::BitCast(du, hn::RearrangeToOddPlusEven(so, unused_o)), unbias);
+    }
+    StoreSigmas(even, ws, j);
+    StoreSigmas(odd, ws, j + n);
+  }
+  return j;
+}
+
+// Scalar horizontal pass for pixels [j0, w) (the reference's arithmetic on
+// the unbiased values).
+HWY_INLINE void HorizontalStatTail(int j0, int w, int scale, Workspace& ws) {
+  const int fw = kFilterWidth[scale];
+  const int half = fw / 2;
+  const std::uint16_t* filt = kFilters[scale];
+  const std::uint16_t* const* in = ws.vrow.data();
+  for (int j = j0; j < w; ++j) {
+    std::uint32_t acc_mu1 = 0, acc_mu2 = 0;
+    std::uint64_t acc_xx = 0, acc_yy = 0, acc_xy = 0;
+    for (int fj = 0; fj < fw; ++fj) {
+      const std::uint32_t c = filt[fj];
+      const int k = j - half + fj;
+      const auto val = [&](int ch) { return std::uint32_t{in[ch][k]} ^ 0x8000u; };
+      acc_mu1 += c * val(0);
+      acc_mu2 += c * val(1);
+      acc_xx += std::uint64_t{c} * ((val(2) << 16) | val(3));
+      acc_yy += std::uint64_t{c} * ((val(4) << 16) | val(5));
+      acc_xy += std::uint64_t{c} * ((val(6) << 16) | val(7));
+    }
+    const auto mu1_sq =
+        static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu1 + 2147483648u) >> 32);
+    const auto mu2_sq =
+        static_cast<std::uint32_t>((std::uint64_t{acc_mu2} * acc_mu2 + 2147483648u) >> 32);
+    const auto mu1_mu2 =
+        static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu2 + 2147483648u) >> 32);
+    const auto xx_filt = static_cast<std::uint32_t>((acc_xx + 32768) >> 16);
+    const auto yy_filt = static_cast<std::uint32_t>((acc_yy + 32768) >> 16);
+    const auto xy_filt = static_cast<std::uint32_t>((acc_xy + 32768) >> 16);
+    ws.sigma1[j] = static_cast<std::int32_t>(xx_filt - mu1_sq);
+    ws.sigma2[j] = std::max(static_cast<std::int32_t>(yy_filt - mu2_sq), 0);
+    ws.sigma12[j] = static_cast<std::int32_t>(xy_filt - mu1_mu2);
+  }
+}
+
+template <int scale>
+HWY_INLINE void HorizontalStatRow(int w, Workspace& ws) {
+  if constexpr (kFilters[scale][kFilterWidth[scale] / 2] <= 32767) {
+    const int done = HorizontalStatRowPairs<scale>(w, ws);
+    HorizontalStatTail(done, w, scale, ws);
+  } else {
+    HorizontalStatRowWide<scale>(w, ws);
+  }
+}
+
+template <int scale, typename T>
+ScaleSums StatisticScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                         std::ptrdiff_t dis_stride, int w, int h, int bit_depth,
+                         double gain_limit, Workspace* ws) {
+  constexpr int fw = kFilterWidth[scale];
+  constexpr int half = fw / 2;
+  const T* rr[fw];
+  const T* dr[fw];
+  ScaleSums sums;
+  for (int i = 0; i < h; ++i) {
+    for (int fi = 0; fi < fw; ++fi) {
+      const std::ptrdiff_t r = reflect101(i - half + fi, h);
+      rr[fi] = ref + r * ref_stride;
+      dr[fi] = dis + r * dis_stride;
+    }
+    int j0 = 0;
+    if constexpr (scale == 0) {
+      if (bit_depth <= 12) j0 = VerticalStatRowPairs<scale>(rr, dr, w, bit_depth, *ws);
+    }
+    VerticalStatRow<scale>(rr, dr, j0, w, bit_depth, *ws);
+    HorizontalStatRow<scale>(w, *ws);
+    RowTerms(ws->sigma1, ws->sigma2, ws->sigma12, w, gain_limit, sums);
+  }
+  return sums;
+}
+
+template <typename T>
+ScaleSums StatisticImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                        std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
+                        double gain_limit, Workspace* ws) {
+  switch (scale) {
+    case 0:
+      return StatisticScale<0>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit, ws);
+    case 1:
+      return StatisticScale<1>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit, ws);
+    case 2:
+      return StatisticScale<2>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit, ws);
+    default:
+      return StatisticScale<3>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit, ws);
+  }
+}
+
+ScaleSums Statistic8(const std::uint8_t* ref, std::ptrdiff_t ref_stride, const std::uint8_t* dis,
+                     std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
+                     double gain_limit, Workspace* ws) {
+  return StatisticImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, gain_limit, ws);
+}
+
+ScaleSums Statistic16(const std::uint16_t* ref, std::ptrdiff_t ref_stride,
+                      const std::uint16_t* dis, std::ptrdiff_t dis_stride, int w, int h,
+                      int scale, int bit_depth, double gain_limit, Workspace* ws) {
+  return StatisticImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, gain_limit, ws);
+}
+
+// Blur with scale+1's filter, keep even rows and columns.
+template <typename T>
+void SubsampleImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                   std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
+                   Workspace* ws, std::uint16_t* out_ref_img, std::uint16_t* out_dis_img) {
+  const DU32 d;
+  const int n = static_cast<int>(hn::Lanes(d));
+  const int fw = kFilterWidth[scale + 1];
+  const int half = fw / 2;
+  const std::uint16_t* filt = kFilters[scale + 1];
+  int shift = 16;
+  std::uint32_t round = 32768;
+  if (scale == 0) {
+    shift = bit_depth;
+    round = 1u << (bit_depth - 1);
+  }
+  const int ow = w / 2;
+  const int oh = h / 2;
+  std::uint32_t* conv_ref = ws->conv_ref;
+  std::uint32_t* conv_dis = ws->conv_dis;
+  const T* rr[17];
+  const T* dr[17];
+  const VU32 vround = hn::Set(d, round);
+  const VU32 round16 = hn::Set(d, 32768);
+  for (int oi = 0; oi < oh; ++oi) {
+    const int i = 2 * oi;
+    for (int fi = 0; fi < fw; ++fi) {
+      const std::ptrdiff_t r = reflect101(i - half + fi, h);
+      rr[fi] = ref + r * ref_stride;
+      dr[fi] = dis + r * dis_stride;
+    }
+    int j = 0;
+    for (; j + n <= w; j += n) {
+      VU32 ar = hn::Zero(d), ad = ar;
+      for (int k = 0; k <= half; ++k) {
+        const VU32 c = hn::Set(d, filt[k]);
+        VU32 xr = LoadWide(rr[k] + j);
+        VU32 xd = LoadWide(dr[k] + j);
+        if (k < half) {
+          xr = hn::Add(xr, LoadWide(rr[fw - 1 - k] + j));
+          xd = hn::Add(xd, LoadWide(dr[fw - 1 - k] + j));
+        }
+        ar = hn::Add(ar, hn::Mul(c, xr));
+        ad = hn::Add(ad, hn::Mul(c, xd));
+      }
+      hn::StoreU(hn::ShiftRightSame(hn::Add(ar, vround), shift), d, conv_ref + j);
+      hn::StoreU(hn::ShiftRightSame(hn::Add(ad, vround), shift), d, conv_dis + j);
+    }
+    for (; j < w; ++j) {
+      std::uint32_t acc_ref = 0, acc_dis = 0;
+      for (int fi = 0; fi < fw; ++fi) {
+        const std::uint32_t c = filt[fi];
+        acc_ref += c * std::uint32_t{rr[fi][j]};
+        acc_dis += c * std::uint32_t{dr[fi][j]};
+      }
+      conv_ref[j] = static_cast<std::uint16_t>((acc_ref + round) >> shift);
+      conv_dis[j] = static_cast<std::uint16_t>((acc_dis + round) >> shift);
+    }
+    detail::pad_reflect(conv_ref, w, half);
+    detail::pad_reflect(conv_dis, w, half);
+
+    std::uint16_t* out_ref = out_ref_img + static_cast<std::ptrdiff_t>(oi) * ow;
+    std::uint16_t* out_dis = out_dis_img + static_cast<std::ptrdiff_t>(oi) * ow;
+    int oj = 0;
+    for (; oj + n <= ow; oj += n) {
+      VU32 ar = hn::Zero(d), ad = ar;
+      for (int k = 0; k <= half; ++k) {
+        const VU32 c = hn::Set(d, filt[k]);
+        const int a = 2 * oj - half + k;
+        const int b = 2 * oj + half - k;
+        VU32 xr = hn::ConcatEven(d, hn::LoadU(d, conv_ref + a + n), hn::LoadU(d, conv_ref + a));
+        VU32 xd = hn::ConcatEven(d, hn::LoadU(d, conv_dis + a + n), hn::LoadU(d, conv_dis + a));
+        if (k < half) {
+          xr = hn::Add(xr, hn::ConcatEven(d, hn::LoadU(d, conv_ref + b + n),
+                                          hn::LoadU(d, conv_ref + b)));
+          xd = hn::Add(xd, hn::ConcatEven(d, hn::LoadU(d, conv_dis + b + n),
+                                          hn::LoadU(d, conv_dis + b)));
+        }
+        ar = hn::Add(ar, hn::Mul(c, xr));
+        ad = hn::Add(ad, hn::Mul(c, xd));
+      }
+      StoreNarrow(hn::ShiftRight<16>(hn::Add(ar, round16)), out_ref + oj);
+      StoreNarrow(hn::ShiftRight<16>(hn::Add(ad, round16)), out_dis + oj);
+    }
+    for (; oj < ow; ++oj) {
+      const int jj = 2 * oj;
+      std::uint32_t acc_ref = 0, acc_dis = 0;
+      for (int fj = 0; fj < fw; ++fj) {
+        const std::uint32_t c = filt[fj];
+        acc_ref += c * conv_ref[jj - half + fj];
+        acc_dis += c * conv_dis[jj - half + fj];
+      }
+      out_ref[oj] = static_cast<std::uint16_t>((acc_ref + 32768) >> 16);
+      out_dis[oj] = static_cast<std::uint16_t>((acc_dis + 32768) >> 16);
+    }
+  }
+}
+
+void Subsample8(const std::uint8_t* ref, std::ptrdiff_t ref_stride, const std::uint8_t* dis,
+                std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth, Workspace* ws,
+                std::uint16_t* out_ref, std::uint16_t* out_dis) {
+  SubsampleImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, ws, out_ref, out_dis);
+}
+
+void Subsample16(const std::uint16_t* ref, std::ptrdiff_t ref_stride, const std::uint16_t* dis,
+                 std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
+                 Workspace* ws, std::uint16_t* out_ref, std::uint16_t* out_dis) {
+  SubsampleImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, ws, out_ref, out_dis);
+}
+
+#endif  // HWY_TARGET
+
+}  // namespace vqe::vif::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace vqe::vif {
+
+HWY_EXPORT(Statistic8);
+HWY_EXPORT(Statistic16);
+HWY_EXPORT(Subsample8);
+HWY_EXPORT(Subsample16);
+
+ScaleSums statistic_simd(const KernelInput& in, int scale, int bit_depth, double gain_limit,
+                         Workspace& ws) {
+  if (in.eight_bit)
+    return HWY_DYNAMIC_DISPATCH(Statistic8)(
+        static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
+        static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width, in.height, scale,
+        bit_depth, gain_limit, &ws);
+  return HWY_DYNAMIC_DISPATCH(Statistic16)(
+      static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
+      static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width, in.height, scale,
+      bit_depth, gain_limit, &ws);
+}
+
+void subsample_simd(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+                    std::uint16_t* out_ref, std::uint16_t* out_dis) {
+  if (in.eight_bit)
+    HWY_DYNAMIC_DISPATCH(Subsample8)(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
+                                     static_cast<const std::uint8_t*>(in.dis), in.dis_stride,
+                                     in.width, in.height, scale, bit_depth, &ws, out_ref,
+                                     out_dis);
+  else
+    HWY_DYNAMIC_DISPATCH(Subsample16)(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
+                                      static_cast<const std::uint16_t*>(in.dis), in.dis_stride,
+                                      in.width, in.height, scale, bit_depth, &ws, out_ref,
+                                      out_dis);
+}
+
+}  // namespace vqe::vif
+#endif  // HWY_ONCE
