@@ -46,6 +46,20 @@ struct JobConfig {
   std::function<void(unsigned)> on_progress;
   /// Called with warnings (e.g. one file ended first).
   std::function<void(const std::string&)> on_warning;
+
+  /// Where extractors run. kCpu: all on the CPU. kCuda: every requested
+  /// extractor with a CUDA implementation runs on GPU `gpu`, the others on
+  /// the CPU in the same job (results identical either way; throws
+  /// vqe::Error when the build has no CUDA backend or the device does not
+  /// exist). kAuto: kCuda when a CUDA device is present, else kCpu (said
+  /// through on_note).
+  enum class Backend { kCpu, kCuda, kAuto };
+  Backend backend = Backend::kCpu;
+  /// CUDA device index for kCuda/kAuto (0-based, as --gpu).
+  int gpu = 0;
+  /// Called with informational notes (which backend runs which extractor);
+  /// the CLI prints them with --verbose.
+  std::function<void(const std::string&)> on_note;
 };
 
 /// Everything a job produced.
@@ -53,6 +67,8 @@ struct JobResult {
   VideoFormat format;          ///< shared format of both inputs
   unsigned frames = 0;         ///< frames scored (the common prefix)
   FeatureCollector features;   ///< per-frame values and aggregates
+  /// Extractors that ran on the GPU (empty when none did).
+  std::vector<std::string> gpu_extractors;
 };
 
 /// Throws vqe::Error unless `reference` and `distorted` have the same size,

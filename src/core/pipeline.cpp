@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "backend/cuda/backend.h"
+#include "backend/cuda/device.h"
 #include "io/video_reader.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
@@ -170,6 +172,32 @@ void predict_models(const JobConfig& config,
   }
 }
 
+// The job's GPU part for config.backend, or null when everything runs on
+// the CPU.
+std::unique_ptr<cuda::GpuJob> make_gpu_job_for(const JobConfig& config, unsigned subsample) {
+  if (config.backend == JobConfig::Backend::kCpu) return nullptr;
+  const int devices = cuda::device_count();
+  if (config.backend == JobConfig::Backend::kCuda) {
+    if (!cuda::compiled_in()) throw Error("--backend cuda: this build has no CUDA backend");
+    if (devices == 0) throw Error("--backend cuda: no CUDA device found");
+    if (config.gpu < 0 || config.gpu >= devices)
+      throw Error(fmt::format("--gpu {}: no such CUDA device ({} found)", config.gpu, devices));
+  } else if (devices == 0 || config.gpu < 0 || config.gpu >= devices) {
+    if (config.on_note)
+      config.on_note(!cuda::compiled_in()
+                         ? "backend auto: this build has no CUDA backend, using the CPU"
+                     : devices == 0
+                         ? "backend auto: no CUDA device found, using the CPU"
+                         : fmt::format("backend auto: no CUDA device {} ({} found), using the CPU",
+                                       config.gpu, devices));
+    return nullptr;
+  }
+  if (config.on_note)
+    config.on_note(fmt::format("backend cuda: device {}: {}", config.gpu,
+                               cuda::describe_device(config.gpu)));
+  return cuda::make_gpu_job(config.gpu, subsample);
+}
+
 }  // namespace
 
 void check_pairable(const VideoReader& reference, const VideoReader& distorted) {
@@ -215,23 +243,45 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
   }
   requests.insert(requests.end(), config.features.begin(), config.features.end());
 
-  // Build each distinct extractor once, in request order.
+  const unsigned subsample = std::max(1u, config.subsample);
+  std::unique_ptr<cuda::GpuJob> gpu = make_gpu_job_for(config, subsample);
+
+  // Build each distinct extractor once, in request order: on the GPU when
+  // the job has one and the extractor has a CUDA twin, else on the CPU.
   std::vector<std::unique_ptr<FeatureExtractor>> extractors;
+  struct Built {
+    FeatureExtractor* cpu = nullptr;  // null: GPU extractor `handle`
+    std::size_t handle = 0;
+  };
+  std::vector<Built> built;
   std::vector<std::string> seen;
   for (const FeatureRequest& r : requests) {
     const std::string key = request_key(r);
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
     seen.push_back(key);
-    extractors.push_back(make_extractor(r.extractor, r.options));
+    if (gpu && cuda::has_cuda_extractor(r.extractor)) {
+      built.push_back({nullptr, gpu->add(r.extractor, r.options)});
+      result.gpu_extractors.push_back(r.extractor);
+      if (config.on_note) config.on_note(fmt::format("{}: runs on the GPU", r.extractor));
+    } else {
+      // Validates the options even when the extractor is unknown to CUDA.
+      extractors.push_back(make_extractor(r.extractor, r.options));
+      built.push_back({extractors.back().get(), 0});
+      if (gpu && config.on_note)
+        config.on_note(fmt::format("{}: no CUDA implementation, runs on the CPU", r.extractor));
+    }
   }
   // Initialise every extractor before the first frame so that a refusal
   // (frame too small, bit depth unsupported) comes before any work.
   std::vector<FeatureExtractor*> temporal, parallel;
   for (auto& e : extractors) {
     e->init(format);
-    for (const std::string& name : e->feature_names()) result.features.declare(name);
     (e->temporal() ? temporal : parallel).push_back(e.get());
   }
+  if (gpu) gpu->init(format);
+  for (const Built& b : built)
+    for (const std::string& name : b.cpu ? b.cpu->feature_names() : gpu->feature_names(b.handle))
+      result.features.declare(name);
 
   if (config.frame_skip_ref && !reference.skip(config.frame_skip_ref))
     throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_ref)",
@@ -241,7 +291,6 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
                             distorted.path(), config.frame_skip_dist));
 
   const unsigned threads = config.threads;
-  const unsigned subsample = std::max(1u, config.subsample);
   FramePool frames(threads > 1 ? 2 * threads + 2 : 1);
   std::unique_ptr<WorkerPool> workers;
   if (threads > 1 && !parallel.empty())
@@ -267,6 +316,7 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
         }
         break;
       }
+      if (gpu) gpu->submit(pair->reference, pair->distorted, index, result.features);
       for (FeatureExtractor* e : temporal)
         e->extract(pair->reference, pair->distorted, index, result.features);
       if (workers) {
@@ -293,6 +343,7 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
     throw Error(fmt::format("no frames to score: {} or {} holds no frame after skipping",
                             reference.path(), distorted.path()));
   result.frames = index;
+  if (gpu) gpu->finish(result.features);
   for (auto& e : extractors) e->flush(result.features);
   if (!config.no_prediction) predict_models(config, model_inputs, subsample, result);
   return result;

@@ -158,23 +158,19 @@ int main(int argc, char** argv) {
                             : vqe::OutputFormat::kXml;
     if (!precision_text.empty()) out_info.precision = vqe::parse_precision(precision_text);
     select_cpu_level(cpu_level, cpumask);
-    if (backend != "cpu") {
-      const int devices = vqe::cuda::device_count();
-      if (backend == "cuda") {
-        if (devices == 0)
-          throw vqe::Error(vqe::cuda::compiled_in()
-                               ? "--backend cuda: no CUDA device found"
-                               : "--backend cuda: this build has no CUDA backend");
-        throw vqe::Error("--backend cuda: the CUDA kernels are not implemented yet; use "
-                         "--backend cpu or auto");
-      }
-      std::cerr << (devices == 0 ? "backend auto: no CUDA device found, using the CPU\n"
-                                 : "backend auto: CUDA kernels not implemented yet, using the "
-                                   "CPU\n");
-    }
-    (void)gpu;
+    // --backend/--gpu: the pipeline checks the device and says what runs where.
+    if (gpu != 0 && backend == "cpu")
+      throw vqe::Error("--gpu needs --backend cuda or --backend auto");
 
     vqe::JobConfig config;
+    config.backend = backend == "cuda"   ? vqe::JobConfig::Backend::kCuda
+                     : backend == "auto" ? vqe::JobConfig::Backend::kAuto
+                                         : vqe::JobConfig::Backend::kCpu;
+    config.gpu = gpu;
+    // Backend fallbacks are always said; where each extractor runs only with --verbose.
+    config.on_note = [verbose](const std::string& note) {
+      if (verbose || note.rfind("backend auto:", 0) == 0) std::cerr << note << "\n";
+    };
     std::vector<std::string> model_specs = models;
     if (model_specs.empty() && !no_prediction)
       model_specs.push_back("version=" + vqe::Model::default_version());
@@ -194,7 +190,7 @@ int main(int argc, char** argv) {
       for (const vqe::Model& m : config.models)
         std::cerr << fmt::format("model {} ({}){}\n", m.name(), m.origin(),
                                  no_prediction ? ": features only (-n)" : "");
-      std::cerr << "backend: cpu\n";
+      std::cerr << fmt::format("backend: {}\n", backend);
       std::cerr << fmt::format("cpu level: {}\n",
                                vqe::simd::level_name(vqe::simd::active_level()));
     }

@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// CUDA twins of float_ssim and float_ms_ssim (src/features/float_ssim/,
+// src/features/float_ms_ssim/), following the scalar CPU reference
+// (iqa_ssim.cpp) operation by operation:
+//   - samples to float on the 8-bit scale (8-bit as is, deeper divided in
+//     float by 2^(bpc-8)), as plane_to_float;
+//   - decimation (float_ssim's box of scale x scale taps, MS-SSIM's 9x9
+//     low-pass, factor 2): the full 2-D kernel per output pixel, rows top to
+//     bottom and taps left to right, float products summed in double, single
+//     symmetric reflection at the borders, output size W/f + (W&1);
+//   - the 11-tap Gaussian over the valid region: a horizontal pass then a
+//     vertical pass, float products summed in double, rounded to float per
+//     pass; the squares and cross product are formed in float first;
+//   - the per-pixel luminance/contrast/structure terms with the CPU's exact
+//     float/double mix (kernels are built with --fmad=false; divisions and
+//     sqrt are IEEE-rounded).
+// Every per-pixel value is therefore bit-identical to the CPU's. The only
+// difference is the order of the four double sums of the SSIM map: the CPU
+// adds the pixels one by one into one double accumulator, which is an
+// inherently sequential chain; here each block adds its pixels in a fixed
+// tree and the block partials are added in a fixed order on the device
+// (reduce.cuh), so results are deterministic. The sums differ from the CPU's
+// by a few double ulps at most, and the means are rounded to float (as the
+// CPU's SsimMeans), so the emitted values are normally bit-identical and
+// otherwise one float ulp (~6e-8 relative) away.
+//
+// Both twins run on the serial stream (concurrent_frames() false): one set
+// of device scratch is shared by all frames; only the result buffers (device
+// and pinned host) are per ring slot.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/cuda_extractor.cuh"
+#include "backend/cuda/reduce.cuh"
+#include "features/float_ssim/iqa_ssim.h"
+#include "vqe/error.h"
+
+namespace vqe::cuda {
+namespace {
+
+constexpr int kG = iqa::kGaussianLen;  // 11
+
+// The Gaussian taps as kernel arguments (copied from the CPU's table).
+struct GaussTaps {
+  float t[kG];
+};
+
+GaussTaps gauss_taps() {
+  GaussTaps g{};
+  for (int k = 0; k < kG; ++k) g.t[k] = iqa::kGaussianTaps[k];
+  return g;
+}
+
+// MS-SSIM's 9x9 low-pass, as float_ms_ssim.cpp types it (libvmaf ms_ssim.c g_lpf).
+constexpr int kLpfLen = 9;
+constexpr float kLowPass[kLpfLen * kLpfLen] = {
+    0.000714f,  -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f, 0.000714f,
+    -0.000450f, 0.000283f,  0.001316f,  -0.004490f, -0.010146f, -0.004490f, 0.001316f,  0.000283f,  -0.000450f,
+    -0.002090f, 0.001316f,  0.006115f,  -0.020867f, -0.047149f, -0.020867f, 0.006115f,  0.001316f,  -0.002090f,
+    0.007132f,  -0.004490f, -0.020867f, 0.071207f,  0.160885f,  0.071207f,  -0.020867f, -0.004490f, 0.007132f,
+    0.016114f,  -0.010146f, -0.047149f, 0.160885f,  0.363505f,  0.160885f,  -0.047149f, -0.010146f, 0.016114f,
+    0.007132f,  -0.004490f, -0.020867f, 0.071207f,  0.160885f,  0.071207f,  -0.020867f, -0.004490f, 0.007132f,
+    -0.002090f, 0.001316f,  0.006115f,  -0.020867f, -0.047149f, -0.020867f, 0.006115f,  0.001316f,  -0.002090f,
+    -0.000450f, 0.000283f,  0.001316f,  -0.004490f, -0.010146f, -0.004490f, 0.001316f,  0.000283f,  -0.000450f,
+    0.000714f,  -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f, 0.000714f,
+};
+constexpr int kScales = 5;
+constexpr float kAlpha[kScales] = {0.0000f, 0.0000f, 0.0000f, 0.0000f, 0.1333f};
+constexpr float kBeta[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
+constexpr float kGamma[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
+
+// ---------------------------------------------------------------------------
+// Sources: where the first stage reads its floats from.
+
+// A luma plane read as plane_to_float(plane, bpc, 0.0f) would give it.
+template <typename T>
+struct PlaneSource {
+  DevicePlane p;
+  float scale;  // 2^(bpc-8); unused at 8 bits
+  __device__ __forceinline__ float at(int x, int y) const {
+    const float v = static_cast<float>(p.row<T>(y)[x]);
+    return sizeof(T) == 1 ? v : v / scale;
+  }
+};
+
+// A dense float image (stride = width).
+struct FloatSource {
+  const float* p;
+  int w;
+  __device__ __forceinline__ float at(int x, int y) const {
+    return p[static_cast<std::size_t>(y) * w + x];
+  }
+};
+
+// KBND_SYMMETRIC: -1 -> 0, n -> n-1 (one reflection; clamped for safety).
+__device__ __forceinline__ int reflect(int i, int n) {
+  if (i < 0) i = -1 - i;
+  else if (i >= n) i = 2 * n - 1 - i;
+  return i < 0 ? 0 : (i >= n ? n - 1 : i);
+}
+
+// ---------------------------------------------------------------------------
+// Kernels. blockIdx.z selects the image: 0 = reference, 1 = distorted.
+
+template <class Src>
+__global__ void to_float_kernel(Src ref, Src dist, int w, int h, float* __restrict__ ref_out,
+                                float* __restrict__ dist_out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  const Src s = blockIdx.z == 0 ? ref : dist;
+  float* out = blockIdx.z == 0 ? ref_out : dist_out;
+  out[static_cast<std::size_t>(y) * w + x] = s.at(x, y);
+}
+
+// iqa::decimate: `taps` is the row-major ksize x ksize kernel (device memory).
+template <class Src>
+__global__ void decimate_kernel(Src ref, Src dist, int w, int h, int factor,
+                                const float* __restrict__ taps, int ksize, int out_w, int out_h,
+                                float* __restrict__ ref_out, float* __restrict__ dist_out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out_w || y >= out_h) return;
+  const Src s = blockIdx.z == 0 ? ref : dist;
+  float* out = blockIdx.z == 0 ? ref_out : dist_out;
+  const int half = ksize / 2;
+  const int last = half - (ksize % 2 == 0 ? 1 : 0);
+  const int cx = x * factor, cy = y * factor;
+  double sum = 0.0;
+  int k = 0;
+  for (int v = -half; v <= last; ++v) {
+    const int yy = reflect(cy + v, h);
+    for (int u = -half; u <= last; ++u, ++k) {
+      const float prod = s.at(reflect(cx + u, w), yy) * __ldg(taps + k);
+      sum += static_cast<double>(prod);
+    }
+  }
+  out[static_cast<std::size_t>(y) * out_w + x] = static_cast<float>(sum);
+}
+
+constexpr int kHBlock = 256;
+
+// Horizontal valid pass of the five maps (a, b, a*a, b*b, a*b): a w x h
+// image -> five out_w x h float images.
+__global__ void __launch_bounds__(kHBlock)
+    ssim_hpass(const float* __restrict__ a, const float* __restrict__ b, int w, int out_w,
+               GaussTaps g, float* __restrict__ h_a, float* __restrict__ h_b,
+               float* __restrict__ h_aa, float* __restrict__ h_bb, float* __restrict__ h_ab) {
+  __shared__ float sa[kHBlock + kG - 1], sb[kHBlock + kG - 1];
+  const int y = blockIdx.y;
+  const int x0 = blockIdx.x * kHBlock;
+  const std::size_t in_row = static_cast<std::size_t>(y) * w;
+  for (int i = threadIdx.x; i < kHBlock + kG - 1; i += kHBlock) {
+    const int gx = x0 + i;
+    sa[i] = gx < w ? a[in_row + gx] : 0.0f;
+    sb[i] = gx < w ? b[in_row + gx] : 0.0f;
+  }
+  __syncthreads();
+  const int x = x0 + threadIdx.x;
+  if (x >= out_w) return;
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+#pragma unroll
+  for (int k = 0; k < kG; ++k) {
+    const float va = sa[threadIdx.x + k], vb = sb[threadIdx.x + k];
+    const float t = g.t[k];
+    const float aa = va * va, bb = vb * vb, ab = va * vb;
+    s0 += static_cast<double>(va * t);
+    s1 += static_cast<double>(vb * t);
+    s2 += static_cast<double>(aa * t);
+    s3 += static_cast<double>(bb * t);
+    s4 += static_cast<double>(ab * t);
+  }
+  const std::size_t o = static_cast<std::size_t>(y) * out_w + x;
+  h_a[o] = static_cast<float>(s0);
+  h_b[o] = static_cast<float>(s1);
+  h_aa[o] = static_cast<float>(s2);
+  h_bb[o] = static_cast<float>(s3);
+  h_ab[o] = static_cast<float>(s4);
+}
+
+constexpr int kVX = 32, kVY = 8;
+
+struct SsimConsts {
+  float c1, c2, c3;
+};
+
+// Vertical valid pass of the five row-pass images (out_w x (out_h + 10)),
+// the per-pixel SSIM terms, and per-block sums {l*c*s, l, c, s} in
+// partials[block][4] (block = blockIdx.y * gridDim.x + blockIdx.x).
+__global__ void __launch_bounds__(kVX * kVY)
+    ssim_vpass_map(const float* __restrict__ h_a, const float* __restrict__ h_b,
+                   const float* __restrict__ h_aa, const float* __restrict__ h_bb,
+                   const float* __restrict__ h_ab, int out_w, int out_h, GaussTaps g,
+                   SsimConsts cs, double* __restrict__ partials) {
+  constexpr int kRows = kVY + kG - 1;
+  __shared__ float tile[5][kRows][kVX];
+  const int x0 = blockIdx.x * kVX, y0 = blockIdx.y * kVY;
+  const int tid = threadIdx.y * kVX + threadIdx.x;
+  const int in_h = out_h + kG - 1;
+  const float* src[5] = {h_a, h_b, h_aa, h_bb, h_ab};
+  for (int i = tid; i < kRows * kVX; i += kVX * kVY) {
+    const int r = i / kVX, c = i % kVX;
+    const int gy = y0 + r, gx = x0 + c;
+    const bool in = gx < out_w && gy < in_h;
+    const std::size_t o = static_cast<std::size_t>(gy) * out_w + gx;
+#pragma unroll
+    for (int j = 0; j < 5; ++j) tile[j][r][c] = in ? src[j][o] : 0.0f;
+  }
+  __syncthreads();
+
+  double v[4] = {0.0, 0.0, 0.0, 0.0};
+  const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
+  if (x < out_w && y < out_h) {
+    double s[5] = {0, 0, 0, 0, 0};
+#pragma unroll
+    for (int k = 0; k < kG; ++k) {
+      const float t = g.t[k];
+#pragma unroll
+      for (int j = 0; j < 5; ++j)
+        s[j] += static_cast<double>(tile[j][threadIdx.y + k][threadIdx.x] * t);
+    }
+    const float mr = static_cast<float>(s[0]);
+    const float md = static_cast<float>(s[1]);
+    const float sq_r = static_cast<float>(s[2]);
+    const float sq_d = static_cast<float>(s[3]);
+    const float cross = static_cast<float>(s[4]);
+    // As iqa::ssim_gaussian (scalar): float variances floored at zero.
+    float var_ref = sq_r - mr * mr;
+    float var_dist = sq_d - md * md;
+    var_ref = (0.0 > var_ref) ? 0.0f : var_ref;
+    var_dist = (0.0 > var_dist) ? 0.0f : var_dist;
+    const float covar = cross - mr * md;
+    const float prod = var_ref * var_dist;
+    const float sigma_product = static_cast<float>(sqrt(static_cast<double>(prod)));
+    const float l_den = mr * mr + md * md + cs.c1;
+    const double l = (2.0 * mr * md + cs.c1) / static_cast<double>(l_den);
+    const float c_den = var_ref + var_dist + cs.c2;
+    const double c = (2.0 * sigma_product + cs.c2) / static_cast<double>(c_den);
+    const float covar_clamped = (covar < 0.0f && sigma_product <= 0.0f) ? 0.0f : covar;
+    const float s_float = (covar_clamped + cs.c3) / (sigma_product + cs.c3);
+    const double st = s_float;
+    v[0] = l * c * st;
+    v[1] = l;
+    v[2] = c;
+    v[3] = st;
+  }
+  block_sum_k<4, double>(v);
+  if (tid == 0) {
+    double* p = partials + (static_cast<std::size_t>(blockIdx.y) * gridDim.x + blockIdx.x) * 4;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) p[j] = v[j];
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Host side: device scratch for SSIM on images up to a given size.
+
+struct SsimScratch {
+  int max_w = 0, max_h = 0;
+  float* h[5] = {};          // row-pass images, (max_w-10) x max_h each
+  double* partials = nullptr;  // [block][4]
+  int max_blocks = 0;
+
+  void init(int w, int h_, DevicePool& pool) {
+    max_w = w;
+    max_h = h_;
+    const std::size_t n = static_cast<std::size_t>(w - (kG - 1)) * h_;
+    for (float*& p : h) p = pool.alloc_n<float>(n);
+    max_blocks = ((w - (kG - 1) + kVX - 1) / kVX) * ((h_ - (kG - 1) + kVY - 1) / kVY);
+    partials = pool.alloc_n<double>(static_cast<std::size_t>(max_blocks) * 4);
+  }
+};
+
+// Launch grids.
+dim3 grid2d(int w, int h, int z = 1) { return dim3((w + kVX - 1) / kVX, (h + kVY - 1) / kVY, z); }
+
+// SSIM sums {l*c*s, l, c, s} of two w x h dense float images into d_out[0..3].
+void enqueue_ssim(const float* a, const float* b, int w, int h, SsimScratch& sc,
+                  const GaussTaps& g, const SsimConsts& cs, double* d_out, cudaStream_t s) {
+  const int out_w = w - (kG - 1), out_h = h - (kG - 1);
+  ssim_hpass<<<dim3((out_w + kHBlock - 1) / kHBlock, h), kHBlock, 0, s>>>(
+      a, b, w, out_w, g, sc.h[0], sc.h[1], sc.h[2], sc.h[3], sc.h[4]);
+  VQE_CUDA_CHECK(cudaGetLastError());
+  const dim3 grid = grid2d(out_w, out_h);
+  ssim_vpass_map<<<grid, dim3(kVX, kVY), 0, s>>>(sc.h[0], sc.h[1], sc.h[2], sc.h[3], sc.h[4],
+                                                 out_w, out_h, g, cs, sc.partials);
+  VQE_CUDA_CHECK(cudaGetLastError());
+  sum_partials<double>(sc.partials, static_cast<int>(grid.x * grid.y), 4, d_out, s);
+  VQE_CUDA_CHECK(cudaGetLastError());
+}
+
+SsimConsts ssim_consts() {
+  // Single-precision constants formed as the CPU does (K*L in float).
+  SsimConsts cs;
+  cs.c1 = (0.01f * 255) * (0.01f * 255);
+  cs.c2 = (0.03f * 255) * (0.03f * 255);
+  cs.c3 = cs.c2 / 2.0f;
+  return cs;
+}
+
+// Means of the four sums, rounded to float as iqa::SsimMeans.
+iqa::SsimMeans means_of(const double* sums, int w, int h) {
+  const double count = static_cast<double>((w - (kG - 1)) * (h - (kG - 1)));
+  iqa::SsimMeans m;
+  m.luminance = static_cast<float>(sums[1] / count);
+  m.contrast = static_cast<float>(sums[2] / count);
+  m.structure = static_cast<float>(sums[3] / count);
+  m.ssim = static_cast<float>(sums[0] / count);
+  return m;
+}
+
+double db_ceiling(bool clip_db, const VideoFormat& format) {
+  if (!clip_db) return std::numeric_limits<double>::infinity();
+  const unsigned peak = (1u << format.bit_depth) - 1u;
+  const double mse = 0.5 / static_cast<double>(static_cast<unsigned>(format.width) *
+                                               static_cast<unsigned>(format.height));
+  return std::ceil(10. * std::log10(static_cast<double>(peak * peak) / mse));
+}
+
+// libvmaf's _round (iqa/math_utils.c), as float_ssim.cpp.
+int iqa_round(float a) {
+  const int sign = a > 0.0f ? 1 : -1;
+  const int t = static_cast<int>(a);
+  return a - t >= 0.5 ? t + sign : t;
+}
+
+template <class Src>
+void launch_decimate(const Src& ref, const Src& dist, int w, int h, int factor, const float* taps,
+                     int ksize, float* ref_out, float* dist_out, cudaStream_t s) {
+  const int ow = iqa::decimated_size(w, factor), oh = iqa::decimated_size(h, factor);
+  decimate_kernel<Src><<<grid2d(ow, oh, 2), dim3(kVX, kVY), 0, s>>>(
+      ref, dist, w, h, factor, taps, ksize, ow, oh, ref_out, dist_out);
+  VQE_CUDA_CHECK(cudaGetLastError());
+}
+
+template <class Src>
+void launch_to_float(const Src& ref, const Src& dist, int w, int h, float* ref_out,
+                     float* dist_out, cudaStream_t s) {
+  to_float_kernel<Src><<<grid2d(w, h, 2), dim3(kVX, kVY), 0, s>>>(ref, dist, w, h, ref_out,
+                                                                   dist_out);
+  VQE_CUDA_CHECK(cudaGetLastError());
+}
+
+// Luma of `f` to dense floats (scale 1) or box/low-pass decimated (factor > 1).
+void enqueue_first_stage(const DeviceFrame& f, int w, int h, int factor, const float* taps,
+                         int ksize, float* ref_out, float* dist_out, cudaStream_t s) {
+  const float scale = static_cast<float>(1 << (f.bpc - 8));
+  if (f.bpc == 8) {
+    const PlaneSource<std::uint8_t> r{f.ref[0], scale}, d{f.dist[0], scale};
+    if (factor > 1) launch_decimate(r, d, w, h, factor, taps, ksize, ref_out, dist_out, s);
+    else launch_to_float(r, d, w, h, ref_out, dist_out, s);
+  } else {
+    const PlaneSource<std::uint16_t> r{f.ref[0], scale}, d{f.dist[0], scale};
+    if (factor > 1) launch_decimate(r, d, w, h, factor, taps, ksize, ref_out, dist_out, s);
+    else launch_to_float(r, d, w, h, ref_out, dist_out, s);
+  }
+}
+
+float* upload_taps(DevicePool& pool, const float* taps, int n) {
+  float* d = pool.alloc_n<float>(static_cast<std::size_t>(n));
+  // init() only: a synchronous copy outside the hot path.
+  VQE_CUDA_CHECK(cudaMemcpy(d, taps, sizeof(float) * n, cudaMemcpyHostToDevice));
+  return d;
+}
+
+// ---------------------------------------------------------------------------
+
+class CudaFloatSsim final : public CudaExtractor {
+ public:
+  explicit CudaFloatSsim(const ParsedOptions& opts)
+      : twin_(make_cpu_twin("float_ssim", opts)),
+        enable_lcs_(opts.get_bool("enable_lcs")),
+        enable_db_(opts.get_bool("enable_db")),
+        clip_db_(opts.get_bool("clip_db")),
+        scale_opt_(opts.get_int("scale")) {}
+
+  void init(const VideoFormat& format, Context& ctx) override {
+    twin_->init(format);  // refusals with the CPU's exact message
+    names_ = twin_->feature_names();
+    ctx_ = &ctx;
+    format_ = format;
+    const int w = format.width, h = format.height;
+    scale_ = scale_opt_ > 0
+                 ? scale_opt_
+                 : std::max(1, iqa_round(static_cast<float>(std::min(w, h)) / 256.0f));
+    work_w_ = scale_ > 1 ? iqa::decimated_size(w, scale_) : w;
+    work_h_ = scale_ > 1 ? iqa::decimated_size(h, scale_) : h;
+    if (work_w_ < kG || work_h_ < kG)  // the twin has refused already
+      throw Error("float_ssim: frame too small for the SSIM window");
+    max_db_ = db_ceiling(clip_db_, format);
+
+    DevicePool& pool = ctx.pool();
+    const std::size_t n = static_cast<std::size_t>(work_w_) * work_h_;
+    ref_ = pool.alloc_n<float>(n);
+    dist_ = pool.alloc_n<float>(n);
+    if (scale_ > 1) {
+      const std::vector<float> box(static_cast<std::size_t>(scale_) * scale_,
+                                   1.0f / (scale_ * scale_));
+      taps_ = upload_taps(pool, box.data(), static_cast<int>(box.size()));
+    }
+    scratch_.init(work_w_, work_h_, pool);
+    d_out_ = pool.alloc_n<double>(4 * static_cast<std::size_t>(Context::kSlots));
+    h_out_ = pool.host_alloc_n<double>(4 * static_cast<std::size_t>(Context::kSlots));
+    gauss_ = gauss_taps();
+    consts_ = ssim_consts();
+  }
+
+  std::vector<std::string> feature_names() const override { return twin_->feature_names(); }
+
+  void enqueue(const DeviceFrame& f) override {
+    cudaStream_t s = ctx_->stream();
+    enqueue_first_stage(f, format_.width, format_.height, scale_, taps_, scale_, ref_, dist_, s);
+    double* d_out = d_out_ + 4 * f.slot;
+    enqueue_ssim(ref_, dist_, work_w_, work_h_, scratch_, gauss_, consts_, d_out, s);
+    VQE_CUDA_CHECK(cudaMemcpyAsync(h_out_ + 4 * f.slot, d_out, 4 * sizeof(double),
+                                   cudaMemcpyDeviceToHost, s));
+  }
+
+  void collect(int slot, unsigned index, FeatureCollector& out) override {
+    const iqa::SsimMeans m = means_of(h_out_ + 4 * slot, work_w_, work_h_);
+    double score = m.ssim;
+    if (enable_db_) {
+      const double db = -10. * std::log10(1 - score);
+      score = db < max_db_ ? db : max_db_;
+    }
+    out.set(names_[0], index, score);
+    if (enable_lcs_) {
+      out.set(names_[1], index, m.luminance);
+      out.set(names_[2], index, m.contrast);
+      out.set(names_[3], index, m.structure);
+    }
+  }
+
+ private:
+  std::unique_ptr<FeatureExtractor> twin_;
+  bool enable_lcs_, enable_db_, clip_db_;
+  int scale_opt_;
+  std::vector<std::string> names_;
+  Context* ctx_ = nullptr;
+  VideoFormat format_{};
+  int scale_ = 1, work_w_ = 0, work_h_ = 0;
+  double max_db_ = 0;
+  float* ref_ = nullptr;   // work_w_ x work_h_
+  float* dist_ = nullptr;
+  float* taps_ = nullptr;  // box kernel (scale_ > 1)
+  SsimScratch scratch_;
+  GaussTaps gauss_{};
+  SsimConsts consts_{};
+  double* d_out_ = nullptr;  // [slot][4]
+  double* h_out_ = nullptr;  // pinned [slot][4]
+};
+
+class CudaFloatMsSsim final : public CudaExtractor {
+ public:
+  explicit CudaFloatMsSsim(const ParsedOptions& opts)
+      : twin_(make_cpu_twin("float_ms_ssim", opts)),
+        enable_lcs_(opts.get_bool("enable_lcs")),
+        enable_db_(opts.get_bool("enable_db")),
+        clip_db_(opts.get_bool("clip_db")) {}
+
+  void init(const VideoFormat& format, Context& ctx) override {
+    twin_->init(format);  // refuses below 176x176 with the CPU's message
+    names_ = twin_->feature_names();
+    ctx_ = &ctx;
+    format_ = format;
+    max_db_ = db_ceiling(clip_db_, format);
+    DevicePool& pool = ctx.pool();
+    int cw = format.width, ch = format.height;
+    for (int k = 0; k < kScales; ++k) {
+      widths_[k] = cw;
+      heights_[k] = ch;
+      const std::size_t n = static_cast<std::size_t>(cw) * ch;
+      ref_[k] = pool.alloc_n<float>(n);
+      dist_[k] = pool.alloc_n<float>(n);
+      cw = iqa::decimated_size(cw, 2);
+      ch = iqa::decimated_size(ch, 2);
+    }
+    if (widths_[kScales - 1] < kG || heights_[kScales - 1] < kG)  // the twin has refused already
+      throw Error("float_ms_ssim: frame too small for the SSIM window");
+    taps_ = upload_taps(pool, kLowPass, kLpfLen * kLpfLen);
+    scratch_.init(format.width, format.height, pool);
+    d_out_ = pool.alloc_n<double>(kScales * 4 * static_cast<std::size_t>(Context::kSlots));
+    h_out_ = pool.host_alloc_n<double>(kScales * 4 * static_cast<std::size_t>(Context::kSlots));
+    gauss_ = gauss_taps();
+    consts_ = ssim_consts();
+  }
+
+  std::vector<std::string> feature_names() const override { return twin_->feature_names(); }
+
+  void enqueue(const DeviceFrame& f) override {
+    cudaStream_t s = ctx_->stream();
+    enqueue_first_stage(f, widths_[0], heights_[0], 1, nullptr, 0, ref_[0], dist_[0], s);
+    for (int k = 1; k < kScales; ++k)
+      launch_decimate(FloatSource{ref_[k - 1], widths_[k - 1]},
+                      FloatSource{dist_[k - 1], widths_[k - 1]}, widths_[k - 1], heights_[k - 1],
+                      2, taps_, kLpfLen, ref_[k], dist_[k], s);
+    double* d_out = d_out_ + kScales * 4 * f.slot;
+    for (int k = 0; k < kScales; ++k)
+      enqueue_ssim(ref_[k], dist_[k], widths_[k], heights_[k], scratch_, gauss_, consts_,
+                   d_out + 4 * k, s);
+    VQE_CUDA_CHECK(cudaMemcpyAsync(h_out_ + kScales * 4 * f.slot, d_out,
+                                   kScales * 4 * sizeof(double), cudaMemcpyDeviceToHost, s));
+  }
+
+  void collect(int slot, unsigned index, FeatureCollector& out) override {
+    const double* sums = h_out_ + kScales * 4 * slot;
+    double l[kScales], c[kScales], s[kScales];
+    double ms_ssim = 1.0;
+    for (int k = 0; k < kScales; ++k) {
+      const iqa::SsimMeans m = means_of(sums + 4 * k, widths_[k], heights_[k]);
+      ms_ssim *= std::pow(static_cast<double>(m.luminance), static_cast<double>(kAlpha[k])) *
+                 std::pow(static_cast<double>(m.contrast), static_cast<double>(kBeta[k])) *
+                 std::pow(static_cast<double>(m.structure), static_cast<double>(kGamma[k]));
+      l[k] = m.luminance;
+      c[k] = m.contrast;
+      s[k] = m.structure;
+      if (ms_ssim == std::numeric_limits<double>::infinity())
+        throw Error("float_ms_ssim: frame " + std::to_string(index) + ": the score is infinite");
+    }
+    double score = ms_ssim;
+    if (enable_db_) {
+      const double db = -10. * std::log10(1 - score);
+      score = db < max_db_ ? db : max_db_;
+    }
+    out.set(names_[0], index, score);
+    if (enable_lcs_) {
+      std::size_t i = 1;
+      for (const double* term : {l, c, s})
+        for (int k = 0; k < kScales; ++k) out.set(names_[i++], index, term[k]);
+    }
+  }
+
+ private:
+  std::unique_ptr<FeatureExtractor> twin_;
+  bool enable_lcs_, enable_db_, clip_db_;
+  std::vector<std::string> names_;
+  Context* ctx_ = nullptr;
+  VideoFormat format_{};
+  double max_db_ = 0;
+  int widths_[kScales] = {}, heights_[kScales] = {};
+  float* ref_[kScales] = {};
+  float* dist_[kScales] = {};
+  float* taps_ = nullptr;  // 9x9 low-pass
+  SsimScratch scratch_;    // sized for scale 0, reused by every scale
+  GaussTaps gauss_{};
+  SsimConsts consts_{};
+  double* d_out_ = nullptr;  // [slot][scale][4]
+  double* h_out_ = nullptr;  // pinned [slot][scale][4]
+};
+
+const bool kRegisteredSsim = register_cuda_extractor(
+    "float_ssim", [](const ParsedOptions& o) -> std::unique_ptr<CudaExtractor> {
+      return std::make_unique<CudaFloatSsim>(o);
+    });
+const bool kRegisteredMsSsim = register_cuda_extractor(
+    "float_ms_ssim", [](const ParsedOptions& o) -> std::unique_ptr<CudaExtractor> {
+      return std::make_unique<CudaFloatMsSsim>(o);
+    });
+
+}  // namespace
+}  // namespace vqe::cuda

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// CUDA twin of the integer "motion" extractor (src/features/motion/), both
+// the libvmaf 3.2.0 definition and motion_legacy. The SAD of each frame is
+// an exact uint64 computed on the device with the CPU kernels' filter,
+// rounding and mirrors (motion_kernels.h); scores, motion2 and motion3 are
+// then formed on the host exactly as motion.cpp does. The 3.2.0 definition
+// reads the earlier raw frames kept on the device (Context::back) and runs
+// frames concurrently; legacy mode keeps a ring of blurred frames and runs
+// in frame order.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/cuda_extractor.cuh"
+#include "backend/cuda/plane_reduce.cuh"
+#include "vqe/error.h"
+
+namespace vqe::cuda {
+namespace {
+
+using u64 = unsigned long long;
+
+__constant__ int kMotionFilter[5] = {3571, 16004, 26386, 16004, 3571};
+
+// motion_kernels.cpp's mirrors, folded until inside [0, n).
+__device__ __forceinline__ int reflect101(int i, int n) {
+  if (n <= 1) return 0;
+  while (i < 0 || i >= n) {
+    if (i < 0) i = -i;
+    if (i >= n) i = 2 * (n - 1) - i;
+  }
+  return i;
+}
+__device__ __forceinline__ int mirror_legacy(int i, int n) {
+  while (i < 0 || i >= n) {
+    if (i < 0) i = -i;
+    if (i >= n) i = 2 * n - 1 - i;
+  }
+  return i;
+}
+
+// 3.2.0, vertical pass over prev − cur: v = (Σ f[k]·(p − c) + 2^(bpc−1)) >> bpc
+// (64-bit here; the CPU's 32-bit accumulator does not overflow up to 12 bits).
+template <typename T>
+__global__ void diff_vertical(DevicePlane prev, DevicePlane cur, int bpc, int* __restrict__ out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y;
+  const int w = cur.width, h = cur.height;
+  if (x >= w) return;
+  long long acc = 0;
+#pragma unroll
+  for (int k = 0; k < 5; ++k) {
+    const int r = reflect101(y - 2 + k, h);
+    const long long d =
+        static_cast<long long>(prev.row<T>(r)[x]) - static_cast<long long>(cur.row<T>(r)[x]);
+    acc += static_cast<long long>(kMotionFilter[k]) * d;
+  }
+  out[static_cast<std::size_t>(y) * w + x] = static_cast<int>((acc + (1LL << (bpc - 1))) >> bpc);
+}
+
+// 3.2.0, horizontal pass (round to 16 bits), |.|, exact block sums into
+// partials[blockIdx.x] (the CPU's 32-bit row sums cannot overflow: |v| <
+// 2^16 and rows hold at most 32768 samples).
+__global__ void diff_horizontal_sad(const int* __restrict__ v, int w, int h,
+                                    u64* __restrict__ partials) {
+  u64 acc = 0;
+  for (int y = blockIdx.x; y < h; y += gridDim.x) {
+    const int* row = v + static_cast<std::size_t>(y) * w;
+    for (int x = threadIdx.x; x < w; x += blockDim.x) {
+      long long s = 0;
+#pragma unroll
+      for (int k = 0; k < 5; ++k)
+        s += static_cast<long long>(kMotionFilter[k]) * row[reflect101(x - 2 + k, w)];
+      const int r = static_cast<int>((s + (1LL << 15)) >> 16);
+      acc += static_cast<unsigned>(r < 0 ? -r : r);
+    }
+  }
+  acc = block_sum(acc);
+  if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+}
+
+// Legacy blur, vertical pass (uint32, round to bpc bits, legacy mirror).
+template <typename T>
+__global__ void legacy_vertical(DevicePlane src, int bpc, std::uint16_t* __restrict__ out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y;
+  const int w = src.width, h = src.height;
+  if (x >= w) return;
+  unsigned acc = 0;
+#pragma unroll
+  for (int k = 0; k < 5; ++k)
+    acc += static_cast<unsigned>(kMotionFilter[k]) * src.row<T>(mirror_legacy(y - 2 + k, h))[x];
+  out[static_cast<std::size_t>(y) * w + x] =
+      static_cast<std::uint16_t>((acc + (1u << (bpc - 1))) >> bpc);
+}
+
+// Legacy blur, horizontal pass (round to 16 bits, legacy mirror).
+__global__ void legacy_horizontal(const std::uint16_t* __restrict__ t, int w, int h,
+                                  std::uint16_t* __restrict__ out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y;
+  if (x >= w) return;
+  const std::uint16_t* row = t + static_cast<std::size_t>(y) * w;
+  unsigned acc = 0;
+#pragma unroll
+  for (int k = 0; k < 5; ++k)
+    acc += static_cast<unsigned>(kMotionFilter[k]) * row[mirror_legacy(x - 2 + k, w)];
+  out[static_cast<std::size_t>(y) * w + x] = static_cast<std::uint16_t>((acc + (1u << 15)) >> 16);
+}
+
+struct AbsDiff {
+  __device__ void operator()(std::uint16_t a, std::uint16_t b, u64 (&acc)[1]) const {
+    const int d = static_cast<int>(a) - static_cast<int>(b);
+    acc[0] += static_cast<unsigned>(d < 0 ? -d : d);
+  }
+};
+
+double vmaf_min(double a, double b) { return a < b ? a : b; }
+double motion_blend(double score, double factor, double offset) {
+  return score * factor + (1 - factor) * vmaf_min(offset, score);
+}
+
+class CudaMotion final : public CudaExtractor {
+ public:
+  explicit CudaMotion(const ParsedOptions& opts)
+      : twin_(make_cpu_twin("motion", opts)),
+        force_zero_(opts.get_bool("motion_force_zero")),
+        blend_factor_(opts.get_double("motion_blend_factor")),
+        blend_offset_(opts.get_double("motion_blend_offset")),
+        fps_weight_(opts.get_double("motion_fps_weight")),
+        max_val_(opts.get_double("motion_max_val")),
+        five_frame_(opts.get_bool("motion_five_frame_window")),
+        moving_average_(opts.get_bool("motion_moving_average")),
+        debug_(opts.get_bool("debug")),
+        legacy_(opts.get_bool("motion_legacy")) {}
+
+  void init(const VideoFormat& format, Context& ctx) override {
+    twin_->init(format);
+    names_ = twin_->feature_names();
+    ctx_ = &ctx;
+    format_ = format;
+    const std::size_t n = static_cast<std::size_t>(format.width) * format.height;
+    blocks_ = pair_reduce_blocks(format.height);
+    const std::size_t slots = legacy_ ? 1 : Context::kSlots;  // legacy runs serially
+    if (legacy_) {
+      tmp16_ = ctx.pool().alloc_n<std::uint16_t>(n);
+      blur_ = ctx.pool().alloc_n<std::uint16_t>(3 * n);
+    } else {
+      v_ = ctx.pool().alloc_n<int>(slots * n);
+    }
+    partials_ = ctx.pool().alloc_n<u64>(slots * blocks_);
+    d_sad_ = ctx.pool().alloc_n<u64>(Context::kSlots);
+    h_sad_ = ctx.pool().host_alloc_n<u64>(Context::kSlots);
+    computed_ = ctx.pool().host_alloc_n<unsigned char>(Context::kSlots);
+    sad_.clear();
+    sad_.reserve(4096);
+    frames_ = 0;
+  }
+
+  std::vector<std::string> feature_names() const override { return twin_->feature_names(); }
+  bool temporal() const override { return true; }
+  bool concurrent_frames() const override { return !legacy_; }
+
+  void enqueue(const DeviceFrame& f) override {
+    if (f.index != frames_)
+      throw Error("motion: frame " + std::to_string(f.index) +
+                  " arrived out of order (expected frame " + std::to_string(frames_) + ")");
+    ++frames_;
+    const unsigned step = five_frame_ ? 2 : 1;
+    const bool compare = !force_zero_ && f.index >= step;
+    computed_[f.slot] = 0;
+    const int w = format_.width, h = format_.height;
+    cudaStream_t s = ctx_->stream();
+    const dim3 block(128), grid((w + 127) / 128, h);
+    u64* d_sad = d_sad_ + f.slot;
+    if (legacy_) {
+      if (force_zero_) return;
+      std::uint16_t* dst = blurred(f.index);
+      if (f.bpc == 8)
+        legacy_vertical<std::uint8_t><<<grid, block, 0, s>>>(f.ref[0], 8, tmp16_);
+      else
+        legacy_vertical<std::uint16_t><<<grid, block, 0, s>>>(f.ref[0], f.bpc, tmp16_);
+      VQE_CUDA_CHECK(cudaGetLastError());
+      legacy_horizontal<<<grid, block, 0, s>>>(tmp16_, w, h, dst);
+      VQE_CUDA_CHECK(cudaGetLastError());
+      if (!compare) return;
+      const std::size_t pitch = static_cast<std::size_t>(w) * 2;
+      const DevicePlane a{blurred(f.index - step), pitch, w, h}, b{dst, pitch, w, h};
+      pair_reduce<std::uint16_t, 1>(a, b, AbsDiff{}, partials_, d_sad, s);
+    } else {
+      if (!compare) return;
+      const DeviceFrame* prev = ctx_->back(static_cast<int>(step));
+      if (!prev) throw Error("motion (CUDA): frame " + std::to_string(f.index - step) +
+                             " is not resident on the device");
+      int* v = v_ + f.slot * static_cast<std::size_t>(w) * h;
+      u64* partials = partials_ + static_cast<std::size_t>(f.slot) * blocks_;
+      if (f.bpc == 8)
+        diff_vertical<std::uint8_t><<<grid, block, 0, s>>>(prev->ref[0], f.ref[0], f.bpc, v);
+      else
+        diff_vertical<std::uint16_t><<<grid, block, 0, s>>>(prev->ref[0], f.ref[0], f.bpc, v);
+      VQE_CUDA_CHECK(cudaGetLastError());
+      diff_horizontal_sad<<<blocks_, 256, 0, s>>>(v, w, h, partials);
+      VQE_CUDA_CHECK(cudaGetLastError());
+      sum_partials(partials, blocks_, 1, d_sad, s);
+      VQE_CUDA_CHECK(cudaGetLastError());
+    }
+    VQE_CUDA_CHECK(cudaMemcpyAsync(h_sad_ + f.slot, d_sad, sizeof(u64), cudaMemcpyDeviceToHost, s));
+    computed_[f.slot] = 1;
+  }
+
+  void collect(int slot, unsigned index, FeatureCollector& out) override {
+    double score = 0.0;
+    if (computed_[slot]) {
+      const std::uint64_t sad = h_sad_[slot];
+      const unsigned area =
+          static_cast<unsigned>(format_.width) * static_cast<unsigned>(format_.height);
+      if (legacy_) {
+        // libvmaf 3.0: (float)(sad / 256.) / (w * h), a float division.
+        const float legacy =
+            static_cast<float>(static_cast<double>(sad) / 256.0) / static_cast<float>(area);
+        score = vmaf_min(static_cast<double>(legacy) * fps_weight_, max_val_);
+      } else {
+        score = vmaf_min(
+            static_cast<double>(sad) / 256.0 / static_cast<double>(area) * fps_weight_, max_val_);
+      }
+    }
+    out.set(names_[0], index, score);
+    if (debug_) out.set(names_[1], index, score);
+    sad_.push_back(score);
+  }
+
+  // motion.cpp's flush(): motion2 and motion3 for every frame.
+  void flush(FeatureCollector& out) override {
+    const std::string& motion2_name = names_[debug_ ? 2 : 1];
+    const std::string& motion3_name = names_[debug_ ? 3 : 2];
+    const std::size_t n = sad_.size();
+    if (n == 0) return;
+    const std::size_t step = five_frame_ ? 2 : 1;
+    const std::size_t first = step;
+    double stamp = 0.0;
+    if (n > first)
+      stamp = vmaf_min(motion_blend(sad_[first], blend_factor_, blend_offset_), max_val_);
+    double prev_processed = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      double motion2 = 0.0;
+      if (i >= first) {
+        const std::size_t lo = i - (step - 1);
+        const std::size_t hi = i + 1;
+        if (hi >= n)
+          motion2 = sad_[i];
+        else if (lo >= first)
+          motion2 = sad_[lo] < sad_[hi] ? sad_[lo] : sad_[hi];
+        else
+          motion2 = sad_[hi];
+      }
+      out.set(motion2_name, static_cast<unsigned>(i), motion2);
+      double motion3;
+      if (i < first) {
+        motion3 = stamp;
+        prev_processed = stamp;
+      } else {
+        const double processed =
+            vmaf_min(motion_blend(motion2, blend_factor_, blend_offset_), max_val_);
+        motion3 = moving_average_ ? (processed + prev_processed) / 2.0 : processed;
+        prev_processed = processed;
+      }
+      out.set(motion3_name, static_cast<unsigned>(i), motion3);
+    }
+  }
+
+ private:
+  std::uint16_t* blurred(unsigned index) const {
+    return blur_ + (index % 3) * static_cast<std::size_t>(format_.width) * format_.height;
+  }
+
+  std::unique_ptr<FeatureExtractor> twin_;
+  bool force_zero_;
+  double blend_factor_, blend_offset_, fps_weight_, max_val_;
+  bool five_frame_, moving_average_, debug_, legacy_;
+  std::vector<std::string> names_;
+  Context* ctx_ = nullptr;
+  VideoFormat format_{};
+  int blocks_ = 1;                    // partials per slot
+  int* v_ = nullptr;                  // [slot][w*h] vertical pass (3.2.0)
+  std::uint16_t* tmp16_ = nullptr;    // legacy vertical pass
+  std::uint16_t* blur_ = nullptr;     // legacy ring of 3 blurred frames
+  u64* partials_ = nullptr;           // [slot][blocks]
+  u64* d_sad_ = nullptr;              // [slot]
+  u64* h_sad_ = nullptr;              // pinned [slot]
+  unsigned char* computed_ = nullptr; // [slot]: a SAD was computed
+  std::vector<double> sad_;
+  unsigned frames_ = 0;
+};
+
+const bool kRegistered = register_cuda_extractor(
+    "motion", [](const ParsedOptions& o) -> std::unique_ptr<CudaExtractor> {
+      return std::make_unique<CudaMotion>(o);
+    });
+
+}  // namespace
+}  // namespace vqe::cuda

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// GPU throughput benchmark (run by `scripts/bench --gpu`; method in
+// docs/benchmarks.md).
+//
+// Inputs are made in memory from one real frame pair: the first frame of a
+// 1080p reference and of its real encode. Each benchmark frame is that pair
+// panned by a few pixels (edge samples replicated), so that consecutive
+// frames differ as in a camera pan. The 2160p 10-bit set is the same frames
+// upscaled 2x with bilinear interpolation computed at 10-bit precision (so
+// the low bits are not zero).
+//
+// Timed region: from the first frame taken from host RAM to the last score
+// on the host (upload, kernels, readback and, for VMAF, the SVM prediction),
+// after a warm-up, repeated over the frame set until at least --seconds.
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/cuda/backend.h"
+#include "io/video_reader.h"
+#include "vqe/error.h"
+#include "vqe/feature_extractor.h"
+#include "vqe/model.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Args {
+  std::string reference, distorted, json;
+  double seconds = 2.0;
+  int device = 0;
+  unsigned frames_1080p = 240, frames_2160p = 120;
+};
+
+vqe::Picture read_first_frame(const std::string& path) {
+  auto reader = vqe::open_video(path, nullptr);
+  vqe::Picture pic(reader->format());
+  if (!reader->read(pic)) throw vqe::Error(path + ": no frame");
+  return pic;
+}
+
+template <typename T>
+T sample_at(const vqe::Plane& p, int x, int y) {
+  x = std::clamp(x, 0, p.width - 1);
+  y = std::clamp(y, 0, p.height - 1);
+  return p.row<T>(y)[x];
+}
+
+// `src` shifted by (dx, dy) samples of luma (chroma by half), edges replicated.
+vqe::Picture panned(const vqe::Picture& src, int dx, int dy) {
+  vqe::Picture out(src.format());
+  for (int p = 0; p < src.num_planes(); ++p) {
+    const int sx = p ? dx / 2 : dx, sy = p ? dy / 2 : dy;
+    const vqe::Plane& in = src.plane(p);
+    vqe::Plane& o = out.plane(p);
+    for (int y = 0; y < o.height; ++y)
+      for (int x = 0; x < o.width; ++x) {
+        if (src.bit_depth() > 8)
+          o.row<std::uint16_t>(y)[x] = sample_at<std::uint16_t>(in, x + sx, y + sy);
+        else
+          o.row<std::uint8_t>(y)[x] = sample_at<std::uint8_t>(in, x + sx, y + sy);
+      }
+  }
+  return out;
+}
+
+// 8-bit `src` upscaled 2x (bilinear, sample centres aligned) into 10 bits.
+vqe::Picture upscale_to_10bit(const vqe::Picture& src) {
+  vqe::VideoFormat f = src.format();
+  f.width *= 2;
+  f.height *= 2;
+  f.bit_depth = 10;
+  vqe::Picture out(f);
+  for (int p = 0; p < out.num_planes(); ++p) {
+    const vqe::Plane& in = src.plane(p);
+    vqe::Plane& o = out.plane(p);
+    for (int y = 0; y < o.height; ++y) {
+      // Source position (y + 0.5) / 2 - 0.5 in quarter samples: (2y - 1) / 4.
+      const int qy = 2 * y - 1;
+      const int y0 = qy >= 0 ? qy / 4 : -1, wy = qy - 4 * y0;  // weight of y0 + 1, in quarters
+      for (int x = 0; x < o.width; ++x) {
+        const int qx = 2 * x - 1;
+        const int x0 = qx >= 0 ? qx / 4 : -1, wx = qx - 4 * x0;
+        const int a = sample_at<std::uint8_t>(in, x0, y0), b = sample_at<std::uint8_t>(in, x0 + 1, y0);
+        const int c = sample_at<std::uint8_t>(in, x0, y0 + 1),
+                  d = sample_at<std::uint8_t>(in, x0 + 1, y0 + 1);
+        const int top = a * (4 - wx) + b * wx, bottom = c * (4 - wx) + d * wx;
+        const int v16 = top * (4 - wy) + bottom * wy;  // 8-bit value x 16
+        o.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(std::min(1023, (v16 + 2) / 4));
+      }
+    }
+  }
+  return out;
+}
+
+struct FrameSet {
+  std::string name;
+  std::vector<vqe::Picture> ref, dist;
+  // Bytes uploaded per frame pair: luma only, or whole frames.
+  std::size_t pair_bytes(bool chroma) const {
+    const auto& f = ref.front().format();
+    return chroma ? 2 * f.frame_bytes() : 2ull * f.width * f.height * f.bytes_per_sample();
+  }
+};
+
+FrameSet make_set(const std::string& name, const vqe::Picture& ref, const vqe::Picture& dist,
+                  unsigned count) {
+  FrameSet set{name, {}, {}};
+  for (unsigned k = 0; k < count; ++k) {
+    const int dx = static_cast<int>(k % 48) * 2, dy = static_cast<int>(k % 32);
+    set.ref.push_back(panned(ref, dx, dy));
+    set.dist.push_back(panned(dist, dx, dy));
+  }
+  return set;
+}
+
+struct Workload {
+  std::string name;
+  std::vector<std::pair<std::string, vqe::OptionValues>> extractors;
+  const vqe::Model* model = nullptr;
+  bool chroma = false;  // reads the chroma planes too
+};
+
+struct Measurement {
+  double fps = 0, seconds = 0;
+  unsigned frames = 0;
+  std::size_t device_bytes = 0, pinned_bytes = 0;
+  double first_score = 0;
+};
+
+Measurement run(const Workload& w, const FrameSet& set, const Args& args, bool upload) {
+  auto job = vqe::cuda::make_gpu_job(args.device, 1);
+  for (const auto& [name, opts] : w.extractors) job->add(name, opts);
+  job->init(set.ref.front().format());
+  std::vector<std::string> model_inputs;
+  if (w.model)
+    for (const vqe::ModelFeature& f : w.model->features()) {
+      const vqe::ExtractorInfo* info = vqe::find_extractor_by_feature(f.internal_name);
+      model_inputs.push_back(
+          vqe::ParsedOptions(info->name, info->options, f.options).feature_name(f.internal_name));
+    }
+  const unsigned n = static_cast<unsigned>(set.ref.size());
+  // Outside the timed region: page-lock the frames in host RAM (uploads then
+  // go straight from them at PCIe speed), or copy them to the device once.
+  if (upload) {
+    for (unsigned i = 0; i < n; ++i) {
+      job->register_host(set.ref[i]);
+      job->register_host(set.dist[i]);
+    }
+  } else {
+    std::vector<std::pair<const vqe::Picture*, const vqe::Picture*>> pairs;
+    for (unsigned i = 0; i < n; ++i) pairs.emplace_back(&set.ref[i], &set.dist[i]);
+    job->preload(pairs);
+  }
+  const auto submit = [&](unsigned i, unsigned index, vqe::FeatureCollector& out) {
+    if (upload)
+      job->submit(set.ref[i], set.dist[i], index, out);
+    else
+      job->submit_preloaded(i, index, out);
+  };
+  unsigned index = 0;
+  {  // warm-up
+    vqe::FeatureCollector warm;
+    for (unsigned i = 0; i < std::min(n, 16u); ++i) submit(i, index++, warm);
+    job->finish(warm);
+  }
+  vqe::FeatureCollector out;
+  std::vector<double> values(model_inputs.size()), scores(1);
+  Measurement m;
+  const auto start = Clock::now();
+  const unsigned first = index;
+  unsigned done = 0;
+  do {
+    for (unsigned i = 0; i < n; ++i) submit(i, index++, out);
+    done += n;
+  } while (std::chrono::duration<double>(Clock::now() - start).count() < args.seconds);
+  job->finish(out);
+  if (w.model) {
+    for (unsigned i = first; i < index; ++i) {
+      for (std::size_t k = 0; k < model_inputs.size(); ++k) values[k] = *out.get(model_inputs[k], i);
+      w.model->predict(values, scores);
+      if (i == first) m.first_score = scores[0];
+    }
+  }
+  m.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  m.frames = done;
+  m.fps = done / m.seconds;
+  m.device_bytes = job->device_peak_bytes();
+  m.pinned_bytes = job->pinned_host_bytes();
+  if (upload)
+    for (unsigned i = 0; i < n; ++i) {
+      job->unregister_host(set.ref[i]);
+      job->unregister_host(set.dist[i]);
+    }
+  return m;
+}
+
+// GPU time per frame of each extractor (CUDA events; frames on the device,
+// one stream so that the times do not overlap).
+std::vector<std::pair<std::string, double>> kernel_times(const Workload& w, const FrameSet& set,
+                                                         const Args& args) {
+  auto job = vqe::cuda::make_gpu_job(args.device, 1);
+  for (const auto& [name, opts] : w.extractors) job->add(name, opts);
+  job->init(set.ref.front().format());
+  job->set_concurrent_frames(false);
+  const unsigned n = std::min<unsigned>(static_cast<unsigned>(set.ref.size()), 64u);
+  std::vector<std::pair<const vqe::Picture*, const vqe::Picture*>> pairs;
+  for (unsigned i = 0; i < n; ++i) pairs.emplace_back(&set.ref[i], &set.dist[i]);
+  job->preload(pairs);
+  vqe::FeatureCollector out;
+  unsigned index = 0;
+  for (unsigned i = 0; i < n; ++i) job->submit_preloaded(i, index++, out);
+  job->finish(out);
+  job->enable_kernel_timing(true);
+  vqe::FeatureCollector timed;
+  for (unsigned i = 0; i < n; ++i) job->submit_preloaded(i, index++, timed);
+  job->finish(timed);
+  auto times = job->kernel_times_ms();
+  for (auto& t : times) t.second = t.second * 1000.0 / n;  // microseconds per frame
+  return times;
+}
+
+// Host-to-device bandwidth from pinned memory, GB/s (best of several 256 MiB copies).
+double measure_h2d(int device) {
+  const std::size_t bytes = 256u << 20;
+  cudaSetDevice(device);
+  void *host = nullptr, *dev = nullptr;
+  if (cudaMallocHost(&host, bytes) != cudaSuccess || cudaMalloc(&dev, bytes) != cudaSuccess)
+    throw vqe::Error("bandwidth test: allocation failed");
+  std::memset(host, 1, bytes);
+  double best = 0;
+  for (int rep = 0; rep < 8; ++rep) {
+    const auto t0 = Clock::now();
+    cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize();
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    best = std::max(best, bytes / s / 1e9);
+  }
+  cudaFree(dev);
+  cudaFreeHost(host);
+  return best;
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;
+}
+
+int main_impl(const Args& args) {
+  const vqe::Picture ref8 = read_first_frame(args.reference);
+  const vqe::Picture dist8 = read_first_frame(args.distorted);
+  if (ref8.bit_depth() != 8 || ref8.width() != 1920 || ref8.height() != 1080)
+    throw vqe::Error("vqe_gpu_bench: the inputs must be 1920x1080 8-bit");
+  const double h2d = measure_h2d(args.device);
+  std::vector<FrameSet> sets;
+  sets.push_back(make_set("1080p 8-bit", ref8, dist8, args.frames_1080p));
+  sets.push_back(make_set("2160p 10-bit", upscale_to_10bit(ref8), upscale_to_10bit(dist8),
+                          args.frames_2160p));
+  const vqe::Model vmaf = vqe::Model::builtin("vmaf_v0.6.1");
+  std::vector<Workload> workloads = {
+      {"VMAF v0.6.1", {{"adm", {}}, {"motion", {}}, {"vif", {}}}, &vmaf},
+      {"PSNR", {{"psnr", {}}}, nullptr, true},
+      {"SSIM", {{"float_ssim", {}}}, nullptr},
+      {"MS-SSIM", {{"float_ms_ssim", {}}}, nullptr},
+  };
+  auto job_probe = vqe::cuda::make_gpu_job(args.device, 1);
+  const std::string device = job_probe->device_name();
+  job_probe.reset();
+  fmt::print("# vqe_gpu_bench on {}\n", device);
+  fmt::print("host-to-device bandwidth (pinned, 256 MiB copies, best of 8): {:.1f} GB/s\n\n", h2d);
+  fmt::print("| workload | input | frames timed | fps, host RAM + upload | upload-bound fps "
+             "| fraction of bound | fps, frames on device | device MiB | pinned MiB |\n");
+  fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Workload& w : workloads) {
+    bool all_cuda = true;
+    for (const auto& e : w.extractors) all_cuda = all_cuda && vqe::cuda::has_cuda_extractor(e.first);
+    for (const FrameSet& set : sets) {
+      if (!all_cuda) {
+        fmt::print("| {} | {} | — | no CUDA kernel yet | | | | | |\n", w.name, set.name);
+        continue;
+      }
+      const Measurement host = run(w, set, args, true);
+      const Measurement resident = run(w, set, args, false);
+      const double bound = h2d * 1e9 / static_cast<double>(set.pair_bytes(w.chroma));
+      fmt::print("| {} | {} | {} | {:.0f} | {:.0f} | {:.2f} | {:.0f} | {:.0f} | {:.0f} |\n", w.name,
+                 set.name, host.frames, host.fps, bound, host.fps / bound, resident.fps,
+                 host.device_bytes / 1048576.0, host.pinned_bytes / 1048576.0);
+      std::string timing;
+      for (const auto& [name, us] : kernel_times(w, set, args))
+        timing += fmt::format("{}{} {:.0f} us", timing.empty() ? "" : ", ", name, us);
+      fmt::print("|   GPU time per frame (one stream) | {} | {} | | | | | | |\n", set.name, timing);
+      std::fflush(stdout);
+      rows.push_back({{"workload", w.name}, {"input", set.name}, {"frames", host.frames},
+                      {"seconds", host.seconds}, {"fps_upload", host.fps},
+                      {"fps_resident", resident.fps}, {"upload_bound_fps", bound},
+                      {"device_bytes", host.device_bytes}, {"pinned_bytes", host.pinned_bytes},
+                      {"first_vmaf", host.first_score}});
+    }
+  }
+  fmt::print("\npeak host RSS: {:.0f} MiB (includes the in-memory frame sets)\n", peak_rss_mib());
+  if (!args.json.empty()) {
+    nlohmann::json doc = {{"device", device}, {"h2d_gbps", h2d}, {"rows", rows},
+                          {"peak_rss_mib", peak_rss_mib()}};
+    std::ofstream(args.json) << doc.dump(2) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw vqe::Error(a + " needs a value");
+      return argv[++i];
+    };
+    try {
+      if (a == "--reference") args.reference = value();
+      else if (a == "--distorted") args.distorted = value();
+      else if (a == "--json") args.json = value();
+      else if (a == "--seconds") args.seconds = std::stod(value());
+      else if (a == "--device") args.device = std::stoi(value());
+      else if (a == "--frames-1080p") args.frames_1080p = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--frames-2160p") args.frames_2160p = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--help") {
+        std::cout << "vqe_gpu_bench --reference REF_1080p8.y4m --distorted DIST.y4m [--json FILE]\n"
+                     "  [--seconds 2] [--device 0] [--frames-1080p 240] [--frames-2160p 120]\n";
+        return 0;
+      } else throw vqe::Error("unknown argument " + a);
+    } catch (const std::exception& e) {
+      std::cerr << "vqe_gpu_bench: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (args.reference.empty() || args.distorted.empty()) {
+    std::cerr << "vqe_gpu_bench: --reference and --distorted are required (see --help)\n";
+    return 2;
+  }
+  try {
+    return main_impl(args);
+  } catch (const std::exception& e) {
+    std::cerr << "vqe_gpu_bench: " << e.what() << "\n";
+    return 1;
+  }
+}
