@@ -32,8 +32,11 @@ struct JobConfig {
   /// Features computed but not predicted (libvmaf -n with -m).
   bool no_prediction = false;
   std::vector<FeatureRequest> features;
-  /// Worker threads; 0 or 1 computes on the calling thread. Results are
-  /// bit-identical for every value.
+  /// Worker threads. 0 computes everything on the calling thread; N >= 1
+  /// runs the non-temporal extractors on N workers while the calling thread
+  /// reads frames and runs the temporal ones (libvmaf's --threads: its pool
+  /// also exists from 1 thread). At most 2N+2 frame pairs are in memory.
+  /// Results are bit-identical for every value.
   unsigned threads = 0;
   /// Score every N-th frame (libvmaf --subsample). Temporal extractors
   /// (motion, psnr) still see every frame.

@@ -291,9 +291,9 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
                             distorted.path(), config.frame_skip_dist));
 
   const unsigned threads = config.threads;
-  FramePool frames(threads > 1 ? 2 * threads + 2 : 1);
+  FramePool frames(threads > 0 ? 2 * threads + 2 : 1);
   std::unique_ptr<WorkerPool> workers;
-  if (threads > 1 && !parallel.empty())
+  if (threads > 0 && !parallel.empty())
     workers = std::make_unique<WorkerPool>(threads, parallel, format, result.features, frames,
                                            subsample);
 

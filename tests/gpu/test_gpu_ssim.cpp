@@ -61,7 +61,9 @@ void compare(const std::string& name, const OptionValues& options, const Frames&
     for (unsigned i = 0; i < cpu.frame_count(); ++i) {
       const auto c = cpu.get(n, i), g = gpu.get(n, i);
       ASSERT_TRUE(c.has_value() && g.has_value()) << what << " " << n << " frame " << i;
-      EXPECT_FALSE(std::isnan(*g)) << what << " " << n << " frame " << i;
+      // NaN only where the CPU gives NaN too (MS-SSIM of independent random
+      // frames: a negative mean structure term to a fractional power).
+      EXPECT_EQ(std::isnan(*c), std::isnan(*g)) << what << " " << n << " frame " << i;
       ++g_stats.values;
       if (std::memcmp(&*c, &*g, sizeof(double)) == 0) {
         ++g_stats.identical;
@@ -176,11 +178,16 @@ TEST(CudaSsim, Timing) {
   struct Cfg {
     int w, h, bpc;
   };
+  // VQE_SSIM_TIMING_HEIGHT=1080 or 2160 keeps one size (for a profiler run).
+  const char* only = std::getenv("VQE_SSIM_TIMING_HEIGHT");
   for (const Cfg c : {Cfg{1920, 1080, 8}, Cfg{3840, 2160, 10}}) {
+    if (only != nullptr && std::atoi(only) != c.h) continue;
     const Frames frames = make_frames(c.w, c.h, c.bpc, 0, 4, 21);
     std::vector<std::pair<const Picture*, const Picture*>> pre;
     for (const auto& f : frames) pre.emplace_back(&f.first, &f.second);
     for (const char* name : {"float_ssim", "float_ms_ssim"}) {
+      const char* feature = std::getenv("VQE_SSIM_TIMING_FEATURE");  // one feature only
+      if (feature != nullptr && std::string(feature) != name) continue;
       const int warm = 8, timed = 200;
       double event_ms = 0, fps = 0;
       for (const bool events : {true, false}) {
