@@ -9,9 +9,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "core/simd.h"
+#include "features/adm/adm_kernels.h"
 #include "vqe/error.h"
 
 namespace vqe::adm {
@@ -87,7 +90,7 @@ Region work_region(int w, int h) {
 /// True when vectors (oh, ov) and (th, tv) point within 1° of each other,
 /// checked as u·v >= 0 and (u·v)² >= cos²(1°)·|u|²·|v|², the integer products
 /// rounded to float, scaled by 1/4096 in double (libvmaf's exact mix).
-inline bool within_one_degree(std::int64_t oh, std::int64_t ov, std::int64_t th,
+inline bool angle_within_one_degree(std::int64_t oh, std::int64_t ov, std::int64_t th,
                               std::int64_t tv, float cos_1deg_sq) {
   const std::int64_t dot = oh * th + ov * tv;
   const std::int64_t o_mag_sq = oh * oh + ov * ov;
@@ -121,6 +124,369 @@ struct Neighbours {
 };
 inline Neighbours neighbours(int i, int n) {
   return {i == 0 ? 1 : i - 1, i, i == n - 1 ? n - 1 : i + 1};
+}
+
+}  // namespace
+
+const std::int32_t* reciprocal_table_q30() { return reciprocal_table().data(); }
+
+bool within_one_degree(std::int64_t oh, std::int64_t ov, std::int64_t th, std::int64_t tv,
+                       float cos_1deg_sq) {
+  return angle_within_one_degree(oh, ov, th, tv, cos_1deg_sq);
+}
+
+// ---------------------------------------------------------------------------
+// Scalar row kernels (the reference; see adm_kernels.h)
+
+namespace kernels {
+
+namespace {
+
+template <typename T>
+void dwt0_vertical(const T* const rows[4], int w, int bit_depth, std::int16_t* tlo,
+                   std::int16_t* thi) {
+  // Vertical pass on samples centred by subtracting half the range (folded
+  // into the low-pass sum), rounded to 16 bits with a shift of bit_depth.
+  // libvmaf sums in int32, which wraps at 16 bits before the offset is
+  // taken off; the offset sum always fits in int32, so modular (uint32)
+  // arithmetic gives libvmaf's value.
+  const int shift_vp = bit_depth;
+  const std::int32_t add_vp = std::int32_t{1} << (bit_depth - 1);
+  const std::uint32_t offset =
+      static_cast<std::uint32_t>(kLoSum) * static_cast<std::uint32_t>(add_vp);
+  std::uint32_t lo_c[4], hi_c[4];
+  for (int k = 0; k < 4; ++k) {
+    lo_c[k] = static_cast<std::uint32_t>(kLo[k]);
+    hi_c[k] = static_cast<std::uint32_t>(kHi[k]);
+  }
+  const T *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
+  for (int j = 0; j < w; ++j) {
+    const std::uint32_t s0 = r0[j], s1 = r1[j], s2 = r2[j], s3 = r3[j];
+    const auto lo = static_cast<std::int32_t>(lo_c[0] * s0 + lo_c[1] * s1 + lo_c[2] * s2 +
+                                              lo_c[3] * s3 - offset);
+    const auto hi =
+        static_cast<std::int32_t>(hi_c[0] * s0 + hi_c[1] * s1 + hi_c[2] * s2 + hi_c[3] * s3);
+    tlo[j] = static_cast<std::int16_t>((lo + add_vp) >> shift_vp);
+    thi[j] = static_cast<std::int16_t>((hi + add_vp) >> shift_vp);
+  }
+}
+
+}  // namespace
+
+void dwt0_vertical_u8(const std::uint8_t* const rows[4], int w, int bit_depth, std::int16_t* lo,
+                      std::int16_t* hi) {
+  dwt0_vertical(rows, w, bit_depth, lo, hi);
+}
+
+void dwt0_vertical_u16(const std::uint16_t* const rows[4], int w, int bit_depth,
+                       std::int16_t* lo, std::int16_t* hi) {
+  dwt0_vertical(rows, w, bit_depth, lo, hi);
+}
+
+void dwt0_horizontal(const std::int16_t* tlo, const std::int16_t* thi, int half_w,
+                     std::int16_t* a, std::int16_t* v, std::int16_t* h, std::int16_t* d) {
+  // Output j reads taps 2j-1 .. 2j+2 (mirrored taps stored by the caller).
+  for (int j = 0; j < half_w; ++j) {
+    const std::int32_t l0 = tlo[2 * j - 1], l1 = tlo[2 * j], l2 = tlo[2 * j + 1],
+                       l3 = tlo[2 * j + 2];
+    const std::int32_t h0 = thi[2 * j - 1], h1 = thi[2 * j], h2 = thi[2 * j + 1],
+                       h3 = thi[2 * j + 2];
+    a[j] = static_cast<std::int16_t>(
+        (kLo[0] * l0 + kLo[1] * l1 + kLo[2] * l2 + kLo[3] * l3 + 32768) >> 16);
+    v[j] = static_cast<std::int16_t>(
+        (kHi[0] * l0 + kHi[1] * l1 + kHi[2] * l2 + kHi[3] * l3 + 32768) >> 16);
+    h[j] = static_cast<std::int16_t>(
+        (kLo[0] * h0 + kLo[1] * h1 + kLo[2] * h2 + kLo[3] * h3 + 32768) >> 16);
+    d[j] = static_cast<std::int16_t>(
+        (kHi[0] * h0 + kHi[1] * h1 + kHi[2] * h2 + kHi[3] * h3 + 32768) >> 16);
+  }
+}
+
+namespace {
+
+template <typename S>
+void dwt123_vertical(const S* const rows[4], int w, std::int64_t add_v, int shift_v,
+                     std::int32_t* tlo, std::int32_t* thi) {
+  const S *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3];
+  for (int j = 0; j < w; ++j) {
+    const std::int64_t s0 = r0[j], s1 = r1[j], s2 = r2[j], s3 = r3[j];
+    const std::int64_t lo = kLo[0] * s0 + kLo[1] * s1 + kLo[2] * s2 + kLo[3] * s3;
+    const std::int64_t hi = kHi[0] * s0 + kHi[1] * s1 + kHi[2] * s2 + kHi[3] * s3;
+    tlo[j] = static_cast<std::int32_t>((lo + add_v) >> shift_v);
+    thi[j] = static_cast<std::int32_t>((hi + add_v) >> shift_v);
+  }
+}
+
+}  // namespace
+
+void dwt1_vertical(const std::int16_t* const rows[4], int w, std::int32_t* lo,
+                   std::int32_t* hi) {
+  dwt123_vertical(rows, w, 0, 0, lo, hi);
+}
+
+void dwt23_vertical(const std::int32_t* const rows[4], int w, std::int32_t* lo,
+                    std::int32_t* hi) {
+  dwt123_vertical(rows, w, 32768, 16, lo, hi);
+}
+
+void dwt123_horizontal(const std::int32_t* tlo, const std::int32_t* thi, int half_w, int shift,
+                       std::int32_t* a, std::int32_t* v, std::int32_t* h, std::int32_t* d) {
+  const std::int64_t add = std::int64_t{1} << (shift - 1);
+  for (int j = 0; j < half_w; ++j) {
+    const std::int64_t l0 = tlo[2 * j - 1], l1 = tlo[2 * j], l2 = tlo[2 * j + 1],
+                       l3 = tlo[2 * j + 2];
+    const std::int64_t h0 = thi[2 * j - 1], h1 = thi[2 * j], h2 = thi[2 * j + 1],
+                       h3 = thi[2 * j + 2];
+    a[j] = static_cast<std::int32_t>(
+        (kLo[0] * l0 + kLo[1] * l1 + kLo[2] * l2 + kLo[3] * l3 + add) >> shift);
+    v[j] = static_cast<std::int32_t>(
+        (kHi[0] * l0 + kHi[1] * l1 + kHi[2] * l2 + kHi[3] * l3 + add) >> shift);
+    h[j] = static_cast<std::int32_t>(
+        (kLo[0] * h0 + kLo[1] * h1 + kLo[2] * h2 + kLo[3] * h3 + add) >> shift);
+    d[j] = static_cast<std::int32_t>(
+        (kHi[0] * h0 + kHi[1] * h1 + kHi[2] * h2 + kHi[3] * h3 + add) >> shift);
+  }
+}
+
+void decouple0_row(const DecoupleRow<std::int16_t>& r, int begin, int end, float cos_1deg_sq,
+                   double gain) {
+  // k = dis / ref in Q15 through the Q30 reciprocal table, clamped to
+  // [0, 1]; restored = k·ref rounded; additive = dis − restored.
+  const auto& recip = reciprocal_table();
+  std::int16_t* rst_out[3] = {r.rh, r.rv, r.rd};
+  std::int16_t* add_out[3] = {r.ah, r.av, r.ad};
+  for (int j = begin; j < end; ++j) {
+    const std::int16_t o[3] = {r.oh[j], r.ov[j], r.od[j]};
+    const std::int16_t t[3] = {r.th[j], r.tv[j], r.td[j]};
+    const bool angle_ok = angle_within_one_degree(o[0], o[1], t[0], t[1], cos_1deg_sq);
+    for (int theta = 0; theta < 3; ++theta) {
+      std::int32_t k = 32768;
+      if (o[theta] != 0) {
+        const std::int64_t q =
+            (static_cast<std::int64_t>(recip[o[theta] + 32768]) * t[theta] + 16384) >> 15;
+        k = static_cast<std::int32_t>(q);
+      }
+      k = std::clamp(k, 0, 32768);
+      auto rst = static_cast<std::int16_t>((k * o[theta] + 16384) >> 15);
+      rst = limit_enhancement<std::int16_t>(rst, t[theta], k, o[theta], angle_ok, gain);
+      rst_out[theta][j] = rst;
+      add_out[theta][j] = static_cast<std::int16_t>(t[theta] - rst);
+    }
+  }
+}
+
+void decouple123_row(const DecoupleRow<std::int32_t>& r, int begin, int end, float cos_1deg_sq,
+                     double gain) {
+  // As level 0, but a 32-bit |ref| >= 2^15 is first rounded to its top 15
+  // significant bits (shift s) so the table applies; the quotient is then
+  // shifted down by s more (libvmaf's get_best15_from32).
+  const auto& recip = reciprocal_table();
+  std::int32_t* rst_out[3] = {r.rh, r.rv, r.rd};
+  std::int32_t* add_out[3] = {r.ah, r.av, r.ad};
+  for (int j = begin; j < end; ++j) {
+    const std::int32_t o[3] = {r.oh[j], r.ov[j], r.od[j]};
+    const std::int32_t t[3] = {r.th[j], r.tv[j], r.td[j]};
+    const bool angle_ok = angle_within_one_degree(o[0], o[1], t[0], t[1], cos_1deg_sq);
+    for (int theta = 0; theta < 3; ++theta) {
+      std::int64_t k = 32768;
+      if (o[theta] != 0) {
+        const std::uint32_t mag = static_cast<std::uint32_t>(wrap_abs(o[theta]));
+        const std::int64_t sign = o[theta] < 0 ? -1 : 1;
+        int shift = 0;
+        std::uint32_t top15 = mag;
+        if (mag >= 32768) {
+          shift = 17 - __builtin_clz(mag);
+          top15 = static_cast<std::uint16_t>((mag + (1u << (shift - 1))) >> shift);
+        }
+        const std::int64_t num = static_cast<std::int64_t>(recip[top15 + 32768]) * t[theta];
+        k = (num * sign + (std::int64_t{1} << (14 + shift))) >> (15 + shift);
+      }
+      k = std::clamp<std::int64_t>(k, 0, 32768);
+      auto rst = static_cast<std::int32_t>((k * o[theta] + 16384) >> 15);
+      rst = limit_enhancement<std::int32_t>(rst, t[theta], k, o[theta], angle_ok, gain);
+      rst_out[theta][j] = rst;
+      add_out[theta][j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(t[theta]) -
+                                                    static_cast<std::uint32_t>(rst));
+    }
+  }
+}
+
+void csf0_row(const std::int16_t* h, const std::int16_t* v, const std::int16_t* d, int begin,
+              int end, const std::uint16_t fixed[3], std::int32_t* mask, std::int32_t* centre) {
+  static constexpr int kShift[3] = {15, 15, 17};
+  static constexpr std::int32_t kAdd[3] = {16384, 16384, 65535};
+  constexpr std::int32_t kOneBy30 = 4369;  // 2^17 / 30
+  constexpr std::int32_t kOneBy15 = 8738;  // 2^17 / 15
+  const std::int16_t* in[3] = {h, v, d};
+  for (int j = begin; j < end; ++j) {
+    std::int32_t m = 0, c = 0;
+    for (int theta = 0; theta < 3; ++theta) {
+      const std::int32_t x = static_cast<std::int32_t>(fixed[theta]) * in[theta][j];
+      const int csf = std::abs(
+          static_cast<int>(static_cast<std::int16_t>((x + kAdd[theta]) >> kShift[theta])));
+      m += static_cast<std::int16_t>((kOneBy30 * csf + 2048) >> 12);
+      c += static_cast<std::int16_t>((kOneBy15 * csf + 2048) >> 12);
+    }
+    mask[j] = m;
+    centre[j] = c;
+  }
+}
+
+void csf123_row(const std::int32_t* h, const std::int32_t* v, const std::int32_t* d, int begin,
+                int end, const std::uint32_t fixed[3], std::int32_t* mask,
+                std::int32_t* centre) {
+  constexpr std::int64_t kOneBy30 = 143165577;  // 2^32 / 30
+  constexpr std::int64_t kOneBy15 = 286331153;  // 2^32 / 15
+  // libvmaf stores the rounding term 1u << 31 in an int32_t, where it wraps
+  // to -2^31 (x86 gcc): both terms are floor(|csf|·k − 0.5), so a zero
+  // coefficient gives -1.
+  constexpr std::int64_t kRound = -2147483648LL;
+  const std::int32_t* in[3] = {h, v, d};
+  for (int j = begin; j < end; ++j) {
+    std::uint32_t m = 0, c = 0;  // libvmaf's int32 sums, wrap-around kept
+    for (int theta = 0; theta < 3; ++theta) {
+      const auto csf = static_cast<std::int32_t>(
+          (static_cast<std::int64_t>(fixed[theta]) * in[theta][j] + (1 << 27)) >> 28);
+      const std::int64_t mag = wrap_abs(csf);
+      m += static_cast<std::uint32_t>(static_cast<std::int32_t>((kOneBy30 * mag + kRound) >> 32));
+      c += static_cast<std::uint32_t>(static_cast<std::int32_t>((kOneBy15 * mag + kRound) >> 32));
+    }
+    mask[j] = static_cast<std::int32_t>(m);
+    centre[j] = static_cast<std::int32_t>(c);
+  }
+}
+
+namespace {
+
+/// Masking threshold of position j: the 3×3 sum of mask-sum rows around it
+/// (libvmaf's border rule: before the first column the second is used, after
+/// the last the last is repeated) with the centre replaced by centre_sum;
+/// wrap-around int32 arithmetic as in libvmaf.
+inline std::int32_t masking_threshold(const std::int32_t* const rows[3],
+                                      const std::int32_t* centre, int j, int w) {
+  const Neighbours nx = neighbours(j, w);
+  std::uint32_t sum = static_cast<std::uint32_t>(centre[j]);
+  for (int dy = 0; dy < 3; ++dy) {
+    sum += static_cast<std::uint32_t>(rows[dy][nx.before]) +
+           static_cast<std::uint32_t>(rows[dy][nx.after]);
+    if (dy != 1) sum += static_cast<std::uint32_t>(rows[dy][nx.centre]);
+  }
+  return static_cast<std::int32_t>(sum);
+}
+
+}  // namespace
+
+void masked0_row(const MaskRow<std::int16_t>& r, int begin, int end,
+                 const std::uint16_t fixed[3], const std::uint32_t cub_shift[3],
+                 std::int64_t inner[3]) {
+  // Per orientation (h, v, d): the threshold's scale (shift) and the
+  // squaring shift and its rounding.
+  static constexpr int kThrShift[3] = {10, 10, 12};
+  static constexpr int kSqShift[3] = {29, 29, 30};
+  static constexpr std::int64_t kSqAdd[3] = {268435456, 268435456, 536870912};
+  const std::int64_t cub_add[3] = {half_of_pow2(cub_shift[0]), half_of_pow2(cub_shift[1]),
+                                   half_of_pow2(cub_shift[2])};
+  for (int j = begin; j < end; ++j) {
+    const std::int32_t thr = masking_threshold(r.mask, r.centre, j, r.width);
+    for (int theta = 0; theta < 3; ++theta) {
+      std::int32_t x =
+          static_cast<std::int32_t>(r.x[theta][j]) * static_cast<std::int32_t>(fixed[theta]);
+      const std::uint32_t t = static_cast<std::uint32_t>(thr) << kThrShift[theta];
+      x = static_cast<std::int32_t>(static_cast<std::uint32_t>(wrap_abs(x)) - t);
+      if (x < 0) x = 0;
+      const auto x_sq = static_cast<std::int32_t>(
+          (static_cast<std::int64_t>(x) * x + kSqAdd[theta]) >> kSqShift[theta]);
+      inner[theta] += (static_cast<std::int64_t>(x_sq) * x + cub_add[theta]) >> cub_shift[theta];
+    }
+  }
+}
+
+void masked123_row(const MaskRow<std::int32_t>& r, int begin, int end,
+                   const std::uint32_t fixed[3], std::uint32_t cub_shift,
+                   std::int64_t inner[3]) {
+  const std::int64_t cub_add = half_of_pow2(cub_shift);
+  for (int j = begin; j < end; ++j) {
+    const std::int32_t thr = masking_threshold(r.mask, r.centre, j, r.width);
+    for (int theta = 0; theta < 3; ++theta) {
+      std::int32_t x = static_cast<std::int32_t>(
+          (static_cast<std::int64_t>(r.x[theta][j]) * fixed[theta] + (1 << 27)) >> 28);
+      x = static_cast<std::int32_t>(static_cast<std::uint32_t>(wrap_abs(x)) -
+                                    static_cast<std::uint32_t>(thr));
+      if (x < 0) x = 0;
+      const auto x_sq =
+          static_cast<std::int32_t>((static_cast<std::int64_t>(x) * x + 536870912) >> 30);
+      inner[theta] += (static_cast<std::int64_t>(x_sq) * x + cub_add) >> cub_shift;
+    }
+  }
+}
+
+std::uint64_t den0_row(const std::int16_t* row, int begin, int end) {
+  std::uint64_t inner = 0;
+  for (int j = begin; j < end; ++j) {
+    const std::uint64_t m = static_cast<std::uint16_t>(std::abs(static_cast<int>(row[j])));
+    inner += m * m * m;
+  }
+  return inner;
+}
+
+std::uint64_t den123_row(const std::int32_t* row, int begin, int end, std::uint32_t shift_sq,
+                         std::uint32_t shift_cub) {
+  const std::uint64_t add_sq = std::uint64_t{1} << shift_sq;  // libvmaf adds 1.0, not 0.5
+  const std::uint64_t add_cub = half_of_pow2(shift_cub);
+  std::uint64_t inner = 0;
+  for (int j = begin; j < end; ++j) {
+    const std::uint64_t m = static_cast<std::uint32_t>(wrap_abs(row[j]));
+    inner += ((((m * m + add_sq) >> shift_sq) * m) + add_cub) >> shift_cub;
+  }
+  return inner;
+}
+
+}  // namespace kernels
+
+
+namespace {
+
+/// Level 0's contrast-masking total from its per-orientation row-rounded
+/// sums (the end of masked_sum_level0).
+float masked_level0_total(const std::int64_t accum[3], const std::uint32_t cub_shift[3],
+                          std::uint32_t row_shift, const Region& r, double noise_weight) {
+  static constexpr int kPending[3] = {52, 52, 57};
+  const float noise = powf(
+      static_cast<float>((r.bottom - r.top) * (r.right - r.left) * noise_weight), 1.0f / 3.0f);
+  float total = 0.0f;
+  for (int theta = 0; theta < 3; ++theta) {
+    const int exponent = kPending[theta] - static_cast<int>(cub_shift[theta]) -
+                         static_cast<int>(row_shift);
+    const auto f = static_cast<float>(static_cast<double>(accum[theta]) / pow(2, exponent));
+    const float term = powf(f, 1.0f / 3.0f) + noise;
+    total = theta == 0 ? term : total + term;
+  }
+  return total;
+}
+
+/// Level 0's cube-shift per orientation and row shift for band size w x h.
+void masked_level0_shifts(int w, int h, std::uint32_t cub_shift[3], std::uint32_t* row_shift) {
+  const double log2w = log2(static_cast<double>(w));
+  cub_shift[0] = static_cast<std::uint32_t>(ceil(log2w - 4));
+  cub_shift[1] = static_cast<std::uint32_t>(ceil(log2w - 4));
+  cub_shift[2] = static_cast<std::uint32_t>(ceil(log2w - 3));
+  *row_shift = ceil_log2(h);
+}
+
+/// Levels 1-3's denominator shifts: squaring, cubing (row), accumulation.
+struct Den123Shifts {
+  std::uint32_t sq, cub, accum;
+};
+Den123Shifts den_level123_shifts(const Region& r, int scale) {
+  static constexpr std::uint32_t kShiftSq[3] = {31, 30, 31};
+  return {kShiftSq[scale - 1], ceil_log2(r.right - r.left), ceil_log2(r.bottom - r.top)};
+}
+
+/// Level 0's denominator row-sum shift (rows are scaled down so the total
+/// fits 64 bits).
+std::int32_t den_level0_shift(int area) {
+  const auto shift = static_cast<std::int32_t>(ceil(log2(area) - 20));
+  return shift > 0 ? shift : 0;
 }
 
 }  // namespace
@@ -204,25 +570,34 @@ IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& pa
   dis32_.a.assign(band1, 0);
   mask_sum0_.assign(band0, 0);
   centre_sum0_.assign(band0, 0);
+  ring_mask_.assign(6 * static_cast<std::size_t>(stride0_), 0);
+  ring_centre_.assign(6 * static_cast<std::size_t>(stride0_), 0);
+  ring16_.assign(36 * static_cast<std::size_t>(stride0_), 0);
+  ring32_.assign(36 * static_cast<std::size_t>(stride1_), 0);
   mask_sum1_.assign(band1, 0);
   centre_sum1_.assign(band1, 0);
   ll_ref_.assign(band1, 0);
   ll_dis_.assign(band1, 0);
-  tmp16_.assign(2 * static_cast<std::size_t>(width), 0);
-  tmp32_.assign(4 * static_cast<std::size_t>(stride0_), 0);
+  // Vertical-pass rows with room for the mirrored taps (1 before, 2 after)
+  // and slack.
+  tmp_pitch0_ = width + kRowPad;
+  tmp_pitch1_ = stride0_ + kRowPad;
+  tmp16_.assign(2 * static_cast<std::size_t>(tmp_pitch0_), 0);
+  tmp32_.assign(4 * static_cast<std::size_t>(tmp_pitch1_), 0);
   for (int k = 0; k < 4; ++k) {
     tap_y_[k].assign(rows0, 0);
-    tap_x_[k].assign(stride0_, 0);
   }
   reciprocal_table();  // build it outside the per-frame path
 }
 
+
 // ---------------------------------------------------------------------------
 // DWT
 
-void IntegerAdm::make_tap_indices(int w, int h) {
-  // Output index i reads taps 2i-1 .. 2i+2. Tap -1 reads 1; taps n and n+1
+void IntegerAdm::make_tap_indices(int h) {
+  // Output row i reads rows 2i-1 .. 2i+2. Row -1 reads 1; rows n and n+1
   // read n-1 and n-2 (2n - t - 1). With n >= 5 no other tap leaves 0..n-1.
+  // (Columns use the same rule through mirror_row.)
   auto fill = [](std::array<std::vector<int>, 4>& taps, int n) {
     const int half = (n + 1) / 2;
     for (int i = 0; i < half; ++i) {
@@ -235,115 +610,97 @@ void IntegerAdm::make_tap_indices(int w, int h) {
     }
   };
   fill(tap_y_, h);
-  fill(tap_x_, w);
 }
+
+namespace {
+
+/// Stores the horizontal pass's mirrored taps around a row of n samples:
+/// index -1 reads 1, n reads n-1, n+1 reads n-2.
+template <typename T>
+inline void mirror_row(T* row, int n) {
+  row[-1] = row[1];
+  row[n] = row[n - 1];
+  row[n + 1] = row[n - 2];
+}
+
+}  // namespace
 
 template <typename T>
 void IntegerAdm::dwt_level0(const Plane& src, Bands<std::int16_t>& dst, int w, int h) {
-  // Vertical pass on samples centred by subtracting half the range (folded
-  // into the low-pass sum), rounded to 16 bits with a shift of bit_depth;
-  // horizontal pass in Q16. libvmaf sums the vertical pass in int32, which
-  // wraps at 16 bits before the offset is taken off; the offset sum always
-  // fits in int32, so modular (uint32) arithmetic gives libvmaf's value.
-  const int shift_vp = bit_depth_;
-  const std::int32_t add_vp = std::int32_t{1} << (bit_depth_ - 1);
-  const std::uint32_t offset = static_cast<std::uint32_t>(kLoSum) * static_cast<std::uint32_t>(add_vp);
-  std::uint32_t lo_c[4], hi_c[4];
-  for (int k = 0; k < 4; ++k) {
-    lo_c[k] = static_cast<std::uint32_t>(kLo[k]);
-    hi_c[k] = static_cast<std::uint32_t>(kHi[k]);
-  }
-  std::int16_t* tlo = tmp16_.data();
-  std::int16_t* thi = tlo + w;
+  const bool simd = vqe::simd::use_simd();
+  std::int16_t* tlo = tmp16_.data() + 1;
+  std::int16_t* thi = tlo + tmp_pitch0_;
   const int half_w = (w + 1) / 2;
   const int half_h = (h + 1) / 2;
   for (int i = 0; i < half_h; ++i) {
-    const T* r0 = src.row<T>(tap_y_[0][i]);
-    const T* r1 = src.row<T>(tap_y_[1][i]);
-    const T* r2 = src.row<T>(tap_y_[2][i]);
-    const T* r3 = src.row<T>(tap_y_[3][i]);
-    for (int j = 0; j < w; ++j) {
-      const std::uint32_t s0 = r0[j], s1 = r1[j], s2 = r2[j], s3 = r3[j];
-      const auto lo = static_cast<std::int32_t>(lo_c[0] * s0 + lo_c[1] * s1 + lo_c[2] * s2 +
-                                                lo_c[3] * s3 - offset);
-      const auto hi =
-          static_cast<std::int32_t>(hi_c[0] * s0 + hi_c[1] * s1 + hi_c[2] * s2 + hi_c[3] * s3);
-      tlo[j] = static_cast<std::int16_t>((lo + add_vp) >> shift_vp);
-      thi[j] = static_cast<std::int16_t>((hi + add_vp) >> shift_vp);
+    const T* rows[4] = {src.row<T>(tap_y_[0][i]), src.row<T>(tap_y_[1][i]),
+                        src.row<T>(tap_y_[2][i]), src.row<T>(tap_y_[3][i])};
+    if constexpr (sizeof(T) == 1) {
+      if (simd)
+        simd_kernels::dwt0_vertical_u8(rows, w, bit_depth_, tlo, thi);
+      else
+        kernels::dwt0_vertical_u8(rows, w, bit_depth_, tlo, thi);
+    } else {
+      if (simd)
+        simd_kernels::dwt0_vertical_u16(rows, w, bit_depth_, tlo, thi);
+      else
+        kernels::dwt0_vertical_u16(rows, w, bit_depth_, tlo, thi);
     }
+    mirror_row(tlo, w);
+    mirror_row(thi, w);
     const std::size_t row = static_cast<std::size_t>(i) * stride0_;
-    for (int j = 0; j < half_w; ++j) {
-      // Interior outputs read taps 2j-1..2j+2; only the first and the last
-      // two need the mirrored taps.
-      const bool edge = j == 0 || j >= half_w - 2;
-      const int j0 = edge ? tap_x_[0][j] : 2 * j - 1, j1 = edge ? tap_x_[1][j] : 2 * j;
-      const int j2 = edge ? tap_x_[2][j] : 2 * j + 1, j3 = edge ? tap_x_[3][j] : 2 * j + 2;
-      const std::int32_t l0 = tlo[j0], l1 = tlo[j1], l2 = tlo[j2], l3 = tlo[j3];
-      const std::int32_t h0 = thi[j0], h1 = thi[j1], h2 = thi[j2], h3 = thi[j3];
-      dst.a[row + j] = static_cast<std::int16_t>(
-          (kLo[0] * l0 + kLo[1] * l1 + kLo[2] * l2 + kLo[3] * l3 + 32768) >> 16);
-      dst.v[row + j] = static_cast<std::int16_t>(
-          (kHi[0] * l0 + kHi[1] * l1 + kHi[2] * l2 + kHi[3] * l3 + 32768) >> 16);
-      dst.h[row + j] = static_cast<std::int16_t>(
-          (kLo[0] * h0 + kLo[1] * h1 + kLo[2] * h2 + kLo[3] * h3 + 32768) >> 16);
-      dst.d[row + j] = static_cast<std::int16_t>(
-          (kHi[0] * h0 + kHi[1] * h1 + kHi[2] * h2 + kHi[3] * h3 + 32768) >> 16);
-    }
+    if (simd)
+      simd_kernels::dwt0_horizontal(tlo, thi, half_w, dst.a.data() + row, dst.v.data() + row,
+                                    dst.h.data() + row, dst.d.data() + row);
+    else
+      kernels::dwt0_horizontal(tlo, thi, half_w, dst.a.data() + row, dst.v.data() + row,
+                               dst.h.data() + row, dst.d.data() + row);
   }
 }
 
 template <typename S>
 void IntegerAdm::dwt_level123(const S* ref_ll, const S* dis_ll, int src_stride, int w, int h,
                               int scale) {
-  // Per level: vertical rounding (add, shift) and horizontal rounding.
-  static constexpr std::int64_t kAddV[3] = {0, 32768, 32768};
-  static constexpr int kShiftV[3] = {0, 16, 16};
-  static constexpr std::int64_t kAddH[3] = {16384, 32768, 16384};
+  // Horizontal rounding shift per level (the vertical one is fixed per
+  // input type: none for level 1's int16 input, 16 for levels 2-3).
   static constexpr int kShiftH[3] = {15, 16, 15};
-  const std::int64_t add_v = kAddV[scale - 1], add_h = kAddH[scale - 1];
-  const int shift_v = kShiftV[scale - 1], shift_h = kShiftH[scale - 1];
-  std::int32_t* tmp[4] = {tmp32_.data(), tmp32_.data() + w, tmp32_.data() + 2 * w,
-                          tmp32_.data() + 3 * w};  // ref lo, ref hi, dis lo, dis hi
+  const int shift_h = kShiftH[scale - 1];
+  const bool simd = vqe::simd::use_simd();
+  std::int32_t* tmp[4];  // ref lo, ref hi, dis lo, dis hi
+  for (int k = 0; k < 4; ++k) tmp[k] = tmp32_.data() + 1 + k * tmp_pitch1_;
   const S* srcs[2] = {ref_ll, dis_ll};
   Bands<std::int32_t>* dsts[2] = {&ref32_, &dis32_};
   const int half_w = (w + 1) / 2;
   const int half_h = (h + 1) / 2;
   for (int i = 0; i < half_h; ++i) {
-    for (int p = 0; p < 2; ++p) {
-      const S* r0 = srcs[p] + static_cast<std::size_t>(tap_y_[0][i]) * src_stride;
-      const S* r1 = srcs[p] + static_cast<std::size_t>(tap_y_[1][i]) * src_stride;
-      const S* r2 = srcs[p] + static_cast<std::size_t>(tap_y_[2][i]) * src_stride;
-      const S* r3 = srcs[p] + static_cast<std::size_t>(tap_y_[3][i]) * src_stride;
-      std::int32_t* tlo = tmp[2 * p];
-      std::int32_t* thi = tmp[2 * p + 1];
-      for (int j = 0; j < w; ++j) {
-        const std::int64_t s0 = r0[j], s1 = r1[j], s2 = r2[j], s3 = r3[j];
-        const std::int64_t lo = kLo[0] * s0 + kLo[1] * s1 + kLo[2] * s2 + kLo[3] * s3;
-        const std::int64_t hi = kHi[0] * s0 + kHi[1] * s1 + kHi[2] * s2 + kHi[3] * s3;
-        tlo[j] = static_cast<std::int32_t>((lo + add_v) >> shift_v);
-        thi[j] = static_cast<std::int32_t>((hi + add_v) >> shift_v);
-      }
-    }
     const std::size_t row = static_cast<std::size_t>(i) * stride1_;
     for (int p = 0; p < 2; ++p) {
-      const std::int32_t* tlo = tmp[2 * p];
-      const std::int32_t* thi = tmp[2 * p + 1];
-      Bands<std::int32_t>& dst = *dsts[p];
-      for (int j = 0; j < half_w; ++j) {
-        const bool edge = j == 0 || j >= half_w - 2;
-        const int j0 = edge ? tap_x_[0][j] : 2 * j - 1, j1 = edge ? tap_x_[1][j] : 2 * j;
-        const int j2 = edge ? tap_x_[2][j] : 2 * j + 1, j3 = edge ? tap_x_[3][j] : 2 * j + 2;
-        const std::int64_t l0 = tlo[j0], l1 = tlo[j1], l2 = tlo[j2], l3 = tlo[j3];
-        const std::int64_t h0 = thi[j0], h1 = thi[j1], h2 = thi[j2], h3 = thi[j3];
-        dst.a[row + j] = static_cast<std::int32_t>(
-            (kLo[0] * l0 + kLo[1] * l1 + kLo[2] * l2 + kLo[3] * l3 + add_h) >> shift_h);
-        dst.v[row + j] = static_cast<std::int32_t>(
-            (kHi[0] * l0 + kHi[1] * l1 + kHi[2] * l2 + kHi[3] * l3 + add_h) >> shift_h);
-        dst.h[row + j] = static_cast<std::int32_t>(
-            (kLo[0] * h0 + kLo[1] * h1 + kLo[2] * h2 + kLo[3] * h3 + add_h) >> shift_h);
-        dst.d[row + j] = static_cast<std::int32_t>(
-            (kHi[0] * h0 + kHi[1] * h1 + kHi[2] * h2 + kHi[3] * h3 + add_h) >> shift_h);
+      const S* rows[4];
+      for (int k = 0; k < 4; ++k)
+        rows[k] = srcs[p] + static_cast<std::size_t>(tap_y_[k][i]) * src_stride;
+      std::int32_t* tlo = tmp[2 * p];
+      std::int32_t* thi = tmp[2 * p + 1];
+      if constexpr (sizeof(S) == 2) {
+        if (simd)
+          simd_kernels::dwt1_vertical(rows, w, tlo, thi);
+        else
+          kernels::dwt1_vertical(rows, w, tlo, thi);
+      } else {
+        if (simd)
+          simd_kernels::dwt23_vertical(rows, w, tlo, thi);
+        else
+          kernels::dwt23_vertical(rows, w, tlo, thi);
       }
+      mirror_row(tlo, w);
+      mirror_row(thi, w);
+      Bands<std::int32_t>& dst = *dsts[p];
+      if (simd)
+        simd_kernels::dwt123_horizontal(tlo, thi, half_w, shift_h, dst.a.data() + row,
+                                        dst.v.data() + row, dst.h.data() + row,
+                                        dst.d.data() + row);
+      else
+        kernels::dwt123_horizontal(tlo, thi, half_w, shift_h, dst.a.data() + row,
+                                   dst.v.data() + row, dst.h.data() + row, dst.d.data() + row);
     }
   }
 }
@@ -352,69 +709,37 @@ void IntegerAdm::dwt_level123(const S* ref_ll, const S* dis_ll, int src_stride, 
 // Decoupling
 
 void IntegerAdm::decouple_level0(int w, int h) {
-  // k = dis / ref in Q15 through the Q30 reciprocal table, clamped to
-  // [0, 1]; restored = k·ref rounded; additive = dis − restored.
-  const auto& recip = reciprocal_table();
   const Region r = work_region(w, h);
-  const double gain = params_.enhn_gain_limit;
+  const bool simd = vqe::simd::use_simd();
   for (int i = r.top; i < r.bottom; ++i) {
-    for (int j = r.left; j < r.right; ++j) {
-      const std::size_t at = static_cast<std::size_t>(i) * stride0_ + j;
-      const std::int16_t o[3] = {ref16_.h[at], ref16_.v[at], ref16_.d[at]};
-      const std::int16_t t[3] = {dis16_.h[at], dis16_.v[at], dis16_.d[at]};
-      const bool angle_ok = within_one_degree(o[0], o[1], t[0], t[1], cos_1deg_sq_);
-      for (int theta = 0; theta < 3; ++theta) {
-        std::int32_t k = 32768;
-        if (o[theta] != 0) {
-          const std::int64_t q =
-              (static_cast<std::int64_t>(recip[o[theta] + 32768]) * t[theta] + 16384) >> 15;
-          k = static_cast<std::int32_t>(q);
-        }
-        k = std::clamp(k, 0, 32768);
-        auto rst = static_cast<std::int16_t>((k * o[theta] + 16384) >> 15);
-        rst = limit_enhancement<std::int16_t>(rst, t[theta], k, o[theta], angle_ok, gain);
-        restored16_.orient(theta)[at] = rst;
-        additive16_.orient(theta)[at] = static_cast<std::int16_t>(t[theta] - rst);
-      }
-    }
+    const std::size_t at = static_cast<std::size_t>(i) * stride0_;
+    const DecoupleRow<std::int16_t> row{
+        ref16_.h.data() + at,      ref16_.v.data() + at,      ref16_.d.data() + at,
+        dis16_.h.data() + at,      dis16_.v.data() + at,      dis16_.d.data() + at,
+        restored16_.h.data() + at, restored16_.v.data() + at, restored16_.d.data() + at,
+        additive16_.h.data() + at, additive16_.v.data() + at, additive16_.d.data() + at};
+    if (simd)
+      simd_kernels::decouple0_row(row, r.left, r.right, cos_1deg_sq_, params_.enhn_gain_limit);
+    else
+      kernels::decouple0_row(row, r.left, r.right, cos_1deg_sq_, params_.enhn_gain_limit);
   }
 }
 
 void IntegerAdm::decouple_level123(int w, int h) {
-  // As level 0, but a 32-bit |ref| >= 2^15 is first rounded to its top 15
-  // significant bits (shift s) so the table applies; the quotient is then
-  // shifted down by s more (libvmaf's get_best15_from32).
-  const auto& recip = reciprocal_table();
   const Region r = work_region(w, h);
-  const double gain = params_.enhn_gain_limit;
+  const bool simd = vqe::simd::use_simd();
   for (int i = r.top; i < r.bottom; ++i) {
-    for (int j = r.left; j < r.right; ++j) {
-      const std::size_t at = static_cast<std::size_t>(i) * stride1_ + j;
-      const std::int32_t o[3] = {ref32_.h[at], ref32_.v[at], ref32_.d[at]};
-      const std::int32_t t[3] = {dis32_.h[at], dis32_.v[at], dis32_.d[at]};
-      const bool angle_ok = within_one_degree(o[0], o[1], t[0], t[1], cos_1deg_sq_);
-      for (int theta = 0; theta < 3; ++theta) {
-        std::int64_t k = 32768;
-        if (o[theta] != 0) {
-          const std::uint32_t mag = static_cast<std::uint32_t>(wrap_abs(o[theta]));
-          const std::int64_t sign = o[theta] < 0 ? -1 : 1;
-          int shift = 0;
-          std::uint32_t top15 = mag;
-          if (mag >= 32768) {
-            shift = 17 - __builtin_clz(mag);
-            top15 = static_cast<std::uint16_t>((mag + (1u << (shift - 1))) >> shift);
-          }
-          const std::int64_t num = static_cast<std::int64_t>(recip[top15 + 32768]) * t[theta];
-          k = (num * sign + (std::int64_t{1} << (14 + shift))) >> (15 + shift);
-        }
-        k = std::clamp<std::int64_t>(k, 0, 32768);
-        auto rst = static_cast<std::int32_t>((k * o[theta] + 16384) >> 15);
-        rst = limit_enhancement<std::int32_t>(rst, t[theta], k, o[theta], angle_ok, gain);
-        restored32_.orient(theta)[at] = rst;
-        additive32_.orient(theta)[at] = static_cast<std::int32_t>(
-            static_cast<std::uint32_t>(t[theta]) - static_cast<std::uint32_t>(rst));
-      }
-    }
+    const std::size_t at = static_cast<std::size_t>(i) * stride1_;
+    const DecoupleRow<std::int32_t> row{
+        ref32_.h.data() + at,      ref32_.v.data() + at,      ref32_.d.data() + at,
+        dis32_.h.data() + at,      dis32_.v.data() + at,      dis32_.d.data() + at,
+        restored32_.h.data() + at, restored32_.v.data() + at, restored32_.d.data() + at,
+        additive32_.h.data() + at, additive32_.v.data() + at, additive32_.d.data() + at};
+    if (simd)
+      simd_kernels::decouple123_row(row, r.left, r.right, cos_1deg_sq_,
+                                    params_.enhn_gain_limit);
+    else
+      kernels::decouple123_row(row, r.left, r.right, cos_1deg_sq_, params_.enhn_gain_limit);
   }
 }
 
@@ -424,27 +749,31 @@ void IntegerAdm::decouple_level123(int w, int h) {
 float IntegerAdm::csf_denominator_level0(int w, int h) const {
   const Region r = score_region(w, h);
   const int area = (r.bottom - r.top) * (r.right - r.left);
-  // Rows are summed exactly, then scaled down so the total fits 64 bits.
-  std::int32_t shift = static_cast<std::int32_t>(ceil(log2(area) - 20));
-  shift = shift > 0 ? shift : 0;
+  const std::int32_t shift = den_level0_shift(area);
   const std::uint64_t add = shift > 0 ? (std::uint64_t{1} << (shift - 1)) : 0;
-  float total = 0.0f;
-  const float noise = powf(static_cast<float>(area * params_.noise_weight), 1.0f / 3.0f);
+  const bool simd = vqe::simd::use_simd();
+  std::uint64_t accum[3];
   for (int theta = 0; theta < 3; ++theta) {
     const std::int16_t* band = ref16_.orient(theta);
-    std::uint64_t accum = 0;
+    accum[theta] = 0;
     for (int i = r.top; i < r.bottom; ++i) {
       const std::int16_t* row = band + static_cast<std::size_t>(i) * stride0_;
-      std::uint64_t inner = 0;
-      for (int j = r.left; j < r.right; ++j) {
-        const std::uint64_t m = static_cast<std::uint16_t>(std::abs(static_cast<int>(row[j])));
-        inner += m * m * m;
-      }
-      accum += (inner + add) >> shift;
+      const std::uint64_t inner = simd ? simd_kernels::den0_row(row, r.left, r.right)
+                                       : kernels::den0_row(row, r.left, r.right);
+      accum[theta] += (inner + add) >> shift;
     }
+  }
+  return den_level0_total(accum, area);
+}
+
+float IntegerAdm::den_level0_total(const std::uint64_t accum[3], int area) const {
+  const std::int32_t shift = den_level0_shift(area);
+  const float noise = powf(static_cast<float>(area * params_.noise_weight), 1.0f / 3.0f);
+  float total = 0.0f;
+  for (int theta = 0; theta < 3; ++theta) {
     // The weight is applied after cubing; 6 bits of the DWT's scale are
     // still pending, 18 after cubing.
-    const double csf = static_cast<double>(static_cast<double>(accum) / pow(2, 18 - shift)) *
+    const double csf = static_cast<double>(static_cast<double>(accum[theta]) / pow(2, 18 - shift)) *
                        pow(static_cast<double>(w0_.weight[theta]), 3);
     const float term = powf(static_cast<float>(csf), 1.0f / 3.0f) + noise;
     total = theta == 0 ? term : total + term;
@@ -453,33 +782,37 @@ float IntegerAdm::csf_denominator_level0(int w, int h) const {
 }
 
 float IntegerAdm::csf_denominator_level123(int w, int h, int scale) const {
-  static constexpr std::uint32_t kShiftSq[3] = {31, 30, 31};
-  static constexpr std::uint32_t kToFloat[3] = {32, 27, 23};
-  const std::uint32_t shift_sq = kShiftSq[scale - 1];
-  const std::uint64_t add_sq = std::uint64_t{1} << shift_sq;  // libvmaf adds 1.0, not 0.5
   const Region r = score_region(w, h);
-  const std::uint32_t shift_cub = ceil_log2(r.right - r.left);
-  const std::uint64_t add_cub = half_of_pow2(shift_cub);
-  const std::uint32_t shift_accum = ceil_log2(r.bottom - r.top);
-  const std::uint64_t add_accum = half_of_pow2(shift_accum);
-  const int area = (r.bottom - r.top) * (r.right - r.left);
-  const float noise = powf(static_cast<float>(area * params_.noise_weight), 1.0f / 3.0f);
-  const int exponent = static_cast<int>(kToFloat[scale - 1]) - static_cast<int>(shift_accum) -
-                       static_cast<int>(shift_cub);
-  float total = 0.0f;
+  const Den123Shifts sh = den_level123_shifts(r, scale);
+  const std::uint64_t add_accum = half_of_pow2(sh.accum);
+  const bool simd = vqe::simd::use_simd();
+  std::uint64_t accum[3];
   for (int theta = 0; theta < 3; ++theta) {
     const std::int32_t* band = ref32_.orient(theta);
-    std::uint64_t accum = 0;
+    accum[theta] = 0;
     for (int i = r.top; i < r.bottom; ++i) {
       const std::int32_t* row = band + static_cast<std::size_t>(i) * stride1_;
-      std::uint64_t inner = 0;
-      for (int j = r.left; j < r.right; ++j) {
-        const std::uint64_t m = static_cast<std::uint32_t>(wrap_abs(row[j]));
-        inner += ((((m * m + add_sq) >> shift_sq) * m) + add_cub) >> shift_cub;
-      }
-      accum += (inner + add_accum) >> shift_accum;
+      const std::uint64_t inner =
+          simd ? simd_kernels::den123_row(row, r.left, r.right, sh.sq, sh.cub)
+               : kernels::den123_row(row, r.left, r.right, sh.sq, sh.cub);
+      accum[theta] += (inner + add_accum) >> sh.accum;
     }
-    const double csf = static_cast<double>(static_cast<double>(accum) / pow(2, exponent)) *
+  }
+  return den_level123_total(accum, w, h, scale);
+}
+
+float IntegerAdm::den_level123_total(const std::uint64_t accum[3], int w, int h,
+                                     int scale) const {
+  static constexpr std::uint32_t kToFloat[3] = {32, 27, 23};
+  const Region r = score_region(w, h);
+  const Den123Shifts sh = den_level123_shifts(r, scale);
+  const int area = (r.bottom - r.top) * (r.right - r.left);
+  const float noise = powf(static_cast<float>(area * params_.noise_weight), 1.0f / 3.0f);
+  const int exponent = static_cast<int>(kToFloat[scale - 1]) - static_cast<int>(sh.accum) -
+                       static_cast<int>(sh.cub);
+  float total = 0.0f;
+  for (int theta = 0; theta < 3; ++theta) {
+    const double csf = static_cast<double>(static_cast<double>(accum[theta]) / pow(2, exponent)) *
                        pow(static_cast<double>(wn_[scale].weight[theta]), 3);
     const float term = powf(static_cast<float>(csf), 1.0f / 3.0f) + noise;
     total = theta == 0 ? term : total + term;
@@ -499,57 +832,34 @@ float IntegerAdm::csf_denominator_level123(int w, int h, int scale) const {
 // centre_sum = Σθ |csf_θ|/15. The rounding of each term is libvmaf's.
 
 void IntegerAdm::csf_level0(const Bands<std::int16_t>& src, int w, int h) {
-  static constexpr int kShift[3] = {15, 15, 17};
-  static constexpr std::int32_t kAdd[3] = {16384, 16384, 65535};
-  constexpr std::int32_t kOneBy30 = 4369;  // 2^17 / 30
-  constexpr std::int32_t kOneBy15 = 8738;  // 2^17 / 15
   const Region r = work_region(w, h);
+  const bool simd = vqe::simd::use_simd();
   for (int i = r.top; i < r.bottom; ++i) {
     const std::size_t row = static_cast<std::size_t>(i) * stride0_;
-    const std::int16_t* in[3] = {src.h.data() + row, src.v.data() + row, src.d.data() + row};
+    const std::int16_t *bh = src.h.data() + row, *bv = src.v.data() + row,
+                       *bd = src.d.data() + row;
     std::int32_t* mask = mask_sum0_.data() + row;
     std::int32_t* centre = centre_sum0_.data() + row;
-    for (int j = r.left; j < r.right; ++j) {
-      std::int32_t m = 0, c = 0;
-      for (int theta = 0; theta < 3; ++theta) {
-        const std::int32_t x = static_cast<std::int32_t>(w0_.fixed[theta]) * in[theta][j];
-        const int csf = std::abs(static_cast<int>(
-            static_cast<std::int16_t>((x + kAdd[theta]) >> kShift[theta])));
-        m += static_cast<std::int16_t>((kOneBy30 * csf + 2048) >> 12);
-        c += static_cast<std::int16_t>((kOneBy15 * csf + 2048) >> 12);
-      }
-      mask[j] = m;
-      centre[j] = c;
-    }
+    if (simd)
+      simd_kernels::csf0_row(bh, bv, bd, r.left, r.right, w0_.fixed, mask, centre);
+    else
+      kernels::csf0_row(bh, bv, bd, r.left, r.right, w0_.fixed, mask, centre);
   }
 }
 
 void IntegerAdm::csf_level123(const Bands<std::int32_t>& src, int w, int h, int scale) {
-  constexpr std::int64_t kOneBy30 = 143165577;  // 2^32 / 30
-  constexpr std::int64_t kOneBy15 = 286331153;  // 2^32 / 15
-  // libvmaf stores the rounding term 1u << 31 in an int32_t, where it wraps
-  // to -2^31 (x86 gcc): both terms are floor(|csf|·k − 0.5), so a zero
-  // coefficient gives -1.
-  constexpr std::int64_t kRound = -2147483648LL;
   const Region r = work_region(w, h);
-  const ScaleNWeights& wt = wn_[scale];
+  const bool simd = vqe::simd::use_simd();
   for (int i = r.top; i < r.bottom; ++i) {
     const std::size_t row = static_cast<std::size_t>(i) * stride1_;
-    const std::int32_t* in[3] = {src.h.data() + row, src.v.data() + row, src.d.data() + row};
+    const std::int32_t *bh = src.h.data() + row, *bv = src.v.data() + row,
+                       *bd = src.d.data() + row;
     std::int32_t* mask = mask_sum1_.data() + row;
     std::int32_t* centre = centre_sum1_.data() + row;
-    for (int j = r.left; j < r.right; ++j) {
-      std::uint32_t m = 0, c = 0;  // libvmaf's int32 sums, wrap-around kept
-      for (int theta = 0; theta < 3; ++theta) {
-        const auto csf = static_cast<std::int32_t>(
-            (static_cast<std::int64_t>(wt.fixed[theta]) * in[theta][j] + (1 << 27)) >> 28);
-        const std::int64_t mag = wrap_abs(csf);
-        m += static_cast<std::uint32_t>(static_cast<std::int32_t>((kOneBy30 * mag + kRound) >> 32));
-        c += static_cast<std::uint32_t>(static_cast<std::int32_t>((kOneBy15 * mag + kRound) >> 32));
-      }
-      mask[j] = static_cast<std::int32_t>(m);
-      centre[j] = static_cast<std::int32_t>(c);
-    }
+    if (simd)
+      simd_kernels::csf123_row(bh, bv, bd, r.left, r.right, wn_[scale].fixed, mask, centre);
+    else
+      kernels::csf123_row(bh, bv, bd, r.left, r.right, wn_[scale].fixed, mask, centre);
   }
 }
 
@@ -557,122 +867,165 @@ void IntegerAdm::csf_level123(const Bands<std::int32_t>& src, int w, int h, int 
 // Contrast masking: Σ max(|weight·target| − threshold, 0)³ over the scored
 // region, rows rounded and summed, then scaled to float and cube-rooted.
 
-namespace {
-
-/// Masking threshold of position (i, j): the 3×3 sum of mask_sum around it
-/// (libvmaf's border rule: before the first row/column the second is used,
-/// after the last the last is repeated) with the centre replaced by
-/// centre_sum. `rows` point at mask_sum rows before/at/after i; wrap-around
-/// int32 arithmetic as in libvmaf.
-inline std::int32_t masking_threshold(const std::int32_t* const rows[3], const std::int32_t* centre,
-                                      int j, int w) {
-  const Neighbours nx = neighbours(j, w);
-  std::uint32_t sum = static_cast<std::uint32_t>(centre[j]);
-  for (int dy = 0; dy < 3; ++dy) {
-    sum += static_cast<std::uint32_t>(rows[dy][nx.before]) +
-           static_cast<std::uint32_t>(rows[dy][nx.after]);
-    if (dy != 1) sum += static_cast<std::uint32_t>(rows[dy][nx.centre]);
-  }
-  return static_cast<std::int32_t>(sum);
-}
-
-}  // namespace
-
 float IntegerAdm::masked_sum_level0(const Bands<std::int16_t>& target, int w, int h,
                                     double noise_weight) const {
-  // Per orientation (h, v, d): the threshold's scale (shift), the squaring
-  // shift and its rounding, and the bits still to divide out at the end.
-  static constexpr int kThrShift[3] = {10, 10, 12};
-  static constexpr int kSqShift[3] = {29, 29, 30};
-  static constexpr std::int64_t kSqAdd[3] = {268435456, 268435456, 536870912};
-  static constexpr int kPending[3] = {52, 52, 57};
   // Cubes are shifted by a width-dependent amount so that rows fit 64 bits.
-  const double log2w = log2(static_cast<double>(w));
-  const std::uint32_t cub_shift[3] = {static_cast<std::uint32_t>(ceil(log2w - 4)),
-                                      static_cast<std::uint32_t>(ceil(log2w - 4)),
-                                      static_cast<std::uint32_t>(ceil(log2w - 3))};
-  const std::int64_t cub_add[3] = {half_of_pow2(cub_shift[0]), half_of_pow2(cub_shift[1]),
-                                   half_of_pow2(cub_shift[2])};
-  const std::uint32_t row_shift = ceil_log2(h);
+  std::uint32_t cub_shift[3], row_shift;
+  masked_level0_shifts(w, h, cub_shift, &row_shift);
   const std::int64_t row_add = half_of_pow2(row_shift);
   const Region r = score_region(w, h);
   const std::size_t st = static_cast<std::size_t>(stride0_);
+  const bool simd = vqe::simd::use_simd();
 
   std::int64_t accum[3] = {0, 0, 0};
   for (int i = r.top; i < r.bottom; ++i) {
     const Neighbours ny = neighbours(i, h);
-    const std::int32_t* const rows[3] = {mask_sum0_.data() + ny.before * st,
-                                         mask_sum0_.data() + ny.centre * st,
-                                         mask_sum0_.data() + ny.after * st};
-    const std::int32_t* centre = centre_sum0_.data() + i * st;
-    const std::int16_t* x_rows[3] = {target.h.data() + i * st, target.v.data() + i * st,
-                                     target.d.data() + i * st};
+    const MaskRow<std::int16_t> row{
+        {mask_sum0_.data() + ny.before * st, mask_sum0_.data() + ny.centre * st,
+         mask_sum0_.data() + ny.after * st},
+        centre_sum0_.data() + i * st,
+        {target.h.data() + i * st, target.v.data() + i * st, target.d.data() + i * st},
+        w};
     std::int64_t inner[3] = {0, 0, 0};
-    for (int j = r.left; j < r.right; ++j) {
-      const std::int32_t thr = masking_threshold(rows, centre, j, w);
-      for (int theta = 0; theta < 3; ++theta) {
-        std::int32_t x = static_cast<std::int32_t>(x_rows[theta][j]) *
-                         static_cast<std::int32_t>(w0_.fixed[theta]);
-        const std::uint32_t t = static_cast<std::uint32_t>(thr) << kThrShift[theta];
-        x = static_cast<std::int32_t>(static_cast<std::uint32_t>(wrap_abs(x)) - t);
-        if (x < 0) x = 0;
-        const auto x_sq = static_cast<std::int32_t>(
-            (static_cast<std::int64_t>(x) * x + kSqAdd[theta]) >> kSqShift[theta]);
-        inner[theta] +=
-            (static_cast<std::int64_t>(x_sq) * x + cub_add[theta]) >> cub_shift[theta];
-      }
-    }
+    if (simd)
+      simd_kernels::masked0_row(row, r.left, r.right, w0_.fixed, cub_shift, inner);
+    else
+      kernels::masked0_row(row, r.left, r.right, w0_.fixed, cub_shift, inner);
     for (int theta = 0; theta < 3; ++theta) accum[theta] += (inner[theta] + row_add) >> row_shift;
   }
-  const float noise = powf(
-      static_cast<float>((r.bottom - r.top) * (r.right - r.left) * noise_weight), 1.0f / 3.0f);
-  float total = 0.0f;
-  for (int theta = 0; theta < 3; ++theta) {
-    const int exponent = kPending[theta] - static_cast<int>(cub_shift[theta]) -
-                         static_cast<int>(row_shift);
-    const auto f = static_cast<float>(static_cast<double>(accum[theta]) / pow(2, exponent));
-    const float term = powf(f, 1.0f / 3.0f) + noise;
-    total = theta == 0 ? term : total + term;
+  return masked_level0_total(accum, cub_shift, row_shift, r, noise_weight);
+}
+
+template <typename T>
+void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, float* num, float* den,
+                                 float* aim) {
+  // The SIMD path of level 0 (scale 0 not skipped) as one pass over the
+  // output rows, so that every band row is used while in cache: row i's DWT
+  // (the LL rows go to the full LL bands for level 1, the detail rows to
+  // one-row buffers), its decoupling and masker terms (into 3-row rings) and
+  // its denominator sums; then the masking sums of row i-1, whose masker
+  // rows i-2..i are ready. Each row's values and roundings, and the order
+  // of the row sums, are those of the separate passes (dwt_level0,
+  // decouple_level0, csf_denominator_level0, csf_level0, masked_sum_level0).
+  const int w0 = width_, h0 = height_;
+  const int w = (w0 + 1) / 2, h = (h0 + 1) / 2;
+  const Region r = score_region(w, h);
+  const Region wr = work_region(w, h);
+  const std::size_t st = static_cast<std::size_t>(stride0_);
+  const int passes = aim ? 2 : 1;
+  std::uint32_t cub_shift[3], row_shift;
+  masked_level0_shifts(w, h, cub_shift, &row_shift);
+  const std::int64_t row_add = half_of_pow2(row_shift);
+  const int den_area = (r.bottom - r.top) * (r.right - r.left);
+  const std::int32_t den_shift = den_level0_shift(den_area);
+  const std::uint64_t den_add = den_shift > 0 ? (std::uint64_t{1} << (den_shift - 1)) : 0;
+
+  std::int16_t* tlo = tmp16_.data() + 1;
+  std::int16_t* thi = tlo + tmp_pitch0_;
+  // Ring rows: [0..2] ref h, v, d; [3..5] dis h, v, d (one row each); then
+  // restored h, v, d and additive h, v, d, 3 rows each.
+  auto ring16 = [&](int band, int slot) { return ring16_.data() + (band * 3 + slot) * st; };
+  auto dwt_row = [&](const Plane& src, int i, std::int16_t* a, std::int16_t* v, std::int16_t* hb,
+                     std::int16_t* d) {
+    const T* rows[4] = {src.row<T>(tap_y_[0][i]), src.row<T>(tap_y_[1][i]),
+                        src.row<T>(tap_y_[2][i]), src.row<T>(tap_y_[3][i])};
+    if constexpr (sizeof(T) == 1)
+      simd_kernels::dwt0_vertical_u8(rows, w0, bit_depth_, tlo, thi);
+    else
+      simd_kernels::dwt0_vertical_u16(rows, w0, bit_depth_, tlo, thi);
+    mirror_row(tlo, w0);
+    mirror_row(thi, w0);
+    simd_kernels::dwt0_horizontal(tlo, thi, w, a, v, hb, d);
+  };
+  std::int64_t accum[2][3] = {{0, 0, 0}, {0, 0, 0}};
+  std::uint64_t den_accum[3] = {0, 0, 0};
+  // Masking sums of score row m from the rings (its rows m-1..m+1 are done).
+  auto masked_row = [&](int m) {
+    const Neighbours ny = neighbours(m, h);
+    for (int p = 0; p < passes; ++p) {
+      auto mask = [&](int row) {
+        return ring_mask_.data() + (static_cast<std::size_t>(p) * 3 + row % 3) * st;
+      };
+      const int target_band = p == 0 ? 6 : 9;  // restored, additive
+      const MaskRow<std::int16_t> row{
+          {mask(ny.before), mask(ny.centre), mask(ny.after)},
+          ring_centre_.data() + (static_cast<std::size_t>(p) * 3 + m % 3) * st,
+          {ring16(target_band, m % 3), ring16(target_band + 1, m % 3),
+           ring16(target_band + 2, m % 3)},
+          w};
+      std::int64_t inner[3] = {0, 0, 0};
+      simd_kernels::masked0_row(row, r.left, r.right, w0_.fixed, cub_shift, inner);
+      for (int theta = 0; theta < 3; ++theta)
+        accum[p][theta] += (inner[theta] + row_add) >> row_shift;
+    }
+  };
+  int next_masked = r.top;
+  for (int i = 0; i < h; ++i) {
+    const std::size_t at = static_cast<std::size_t>(i) * st;
+    dwt_row(ref, i, ref16_.a.data() + at, ring16(1, 0), ring16(0, 0), ring16(2, 0));
+    dwt_row(dis, i, dis16_.a.data() + at, ring16(4, 0), ring16(3, 0), ring16(5, 0));
+    if (i >= wr.top && i < wr.bottom) {
+      const int slot = i % 3;
+      const DecoupleRow<std::int16_t> row{
+          ring16(0, 0),    ring16(1, 0),     ring16(2, 0),     ring16(3, 0),
+          ring16(4, 0),    ring16(5, 0),     ring16(6, slot),  ring16(7, slot),
+          ring16(8, slot), ring16(9, slot),  ring16(10, slot), ring16(11, slot)};
+      simd_kernels::decouple0_row(row, wr.left, wr.right, cos_1deg_sq_, params_.enhn_gain_limit);
+      for (int p = 0; p < passes; ++p) {
+        const int masker_band = p == 0 ? 9 : 6;  // additive, restored
+        const std::size_t ring_at = (static_cast<std::size_t>(p) * 3 + slot) * st;
+        simd_kernels::csf0_row(ring16(masker_band, slot), ring16(masker_band + 1, slot),
+                               ring16(masker_band + 2, slot), wr.left, wr.right, w0_.fixed,
+                               ring_mask_.data() + ring_at, ring_centre_.data() + ring_at);
+      }
+    }
+    if (i >= r.top && i < r.bottom)
+      for (int theta = 0; theta < 3; ++theta)
+        den_accum[theta] += (simd_kernels::den0_row(ring16(theta, 0), r.left, r.right) +
+                             den_add) >> den_shift;
+    // Row m needs rows up to m+1 (h-1 at the last row).
+    while (next_masked < r.bottom && neighbours(next_masked, h).after <= i)
+      masked_row(next_masked++);
   }
-  return total;
+  *den = den_level0_total(den_accum, den_area);
+  *num = masked_level0_total(accum[0], cub_shift, row_shift, r, params_.noise_weight);
+  if (aim) *aim = masked_level0_total(accum[1], cub_shift, row_shift, r, 0.0);
 }
 
 float IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, int h,
                                       int scale, double noise_weight) const {
-  static constexpr int kPending[3] = {45, 39, 36};  // per level 1..3
   const std::uint32_t cub_shift = ceil_log2(w);
-  const std::int64_t cub_add = half_of_pow2(cub_shift);
   const std::uint32_t row_shift = ceil_log2(h);
   const std::int64_t row_add = half_of_pow2(row_shift);
   const Region r = score_region(w, h);
   const std::size_t st = static_cast<std::size_t>(stride1_);
-  const ScaleNWeights& wt = wn_[scale];
+  const bool simd = vqe::simd::use_simd();
 
   std::int64_t accum[3] = {0, 0, 0};
   for (int i = r.top; i < r.bottom; ++i) {
     const Neighbours ny = neighbours(i, h);
-    const std::int32_t* const rows[3] = {mask_sum1_.data() + ny.before * st,
-                                         mask_sum1_.data() + ny.centre * st,
-                                         mask_sum1_.data() + ny.after * st};
-    const std::int32_t* centre = centre_sum1_.data() + i * st;
-    const std::int32_t* x_rows[3] = {target.h.data() + i * st, target.v.data() + i * st,
-                                     target.d.data() + i * st};
+    const MaskRow<std::int32_t> row{
+        {mask_sum1_.data() + ny.before * st, mask_sum1_.data() + ny.centre * st,
+         mask_sum1_.data() + ny.after * st},
+        centre_sum1_.data() + i * st,
+        {target.h.data() + i * st, target.v.data() + i * st, target.d.data() + i * st},
+        w};
     std::int64_t inner[3] = {0, 0, 0};
-    for (int j = r.left; j < r.right; ++j) {
-      const std::int32_t thr = masking_threshold(rows, centre, j, w);
-      for (int theta = 0; theta < 3; ++theta) {
-        std::int32_t x = static_cast<std::int32_t>(
-            (static_cast<std::int64_t>(x_rows[theta][j]) * wt.fixed[theta] + (1 << 27)) >> 28);
-        x = static_cast<std::int32_t>(static_cast<std::uint32_t>(wrap_abs(x)) -
-                                      static_cast<std::uint32_t>(thr));
-        if (x < 0) x = 0;
-        const auto x_sq =
-            static_cast<std::int32_t>((static_cast<std::int64_t>(x) * x + 536870912) >> 30);
-        inner[theta] += (static_cast<std::int64_t>(x_sq) * x + cub_add) >> cub_shift;
-      }
-    }
+    if (simd)
+      simd_kernels::masked123_row(row, r.left, r.right, wn_[scale].fixed, cub_shift, inner);
+    else
+      kernels::masked123_row(row, r.left, r.right, wn_[scale].fixed, cub_shift, inner);
     for (int theta = 0; theta < 3; ++theta) accum[theta] += (inner[theta] + row_add) >> row_shift;
   }
+  return masked_level123_total(accum, w, h, scale, noise_weight);
+}
+
+float IntegerAdm::masked_level123_total(const std::int64_t accum[3], int w, int h, int scale,
+                                        double noise_weight) const {
+  static constexpr int kPending[3] = {45, 39, 36};  // per level 1..3
+  const std::uint32_t cub_shift = ceil_log2(w);
+  const std::uint32_t row_shift = ceil_log2(h);
+  const Region r = score_region(w, h);
   // libvmaf divides the int64 sum by a float power of two, in float.
   const auto divisor = static_cast<float>(
       pow(2, kPending[scale - 1] - static_cast<int>(cub_shift) - static_cast<int>(row_shift)));
@@ -687,6 +1040,97 @@ float IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, 
   return total;
 }
 
+template <typename S>
+void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_stride, int w_in,
+                                   int h_in, int scale, float* num, float* den, float* aim) {
+  // Levels 1-3 of the SIMD path in one pass over the rows, as
+  // level0_streamed (same order of row sums as dwt_level123,
+  // decouple_level123, csf_denominator_level123, csf_level123 and
+  // masked_sum_level123). The LL rows go to ref32_.a / dis32_.a.
+  static constexpr int kShiftH[3] = {15, 16, 15};
+  const int shift_h = kShiftH[scale - 1];
+  const int w = (w_in + 1) / 2, h = (h_in + 1) / 2;
+  const Region r = score_region(w, h);
+  const Region wr = work_region(w, h);
+  const std::size_t st = static_cast<std::size_t>(stride1_);
+  const int passes = aim ? 2 : 1;
+  const std::uint32_t cub_shift = ceil_log2(w);
+  const std::uint32_t row_shift = ceil_log2(h);
+  const std::int64_t row_add = half_of_pow2(row_shift);
+  const Den123Shifts dsh = den_level123_shifts(r, scale);
+  const std::uint64_t den_add = half_of_pow2(dsh.accum);
+  const std::uint32_t* fixed = wn_[scale].fixed;
+
+  std::int32_t* tlo = tmp32_.data() + 1;
+  std::int32_t* thi = tlo + tmp_pitch1_;
+  auto ring32 = [&](int band, int slot) { return ring32_.data() + (band * 3 + slot) * st; };
+  auto dwt_row = [&](const S* src, int i, std::int32_t* a, std::int32_t* v, std::int32_t* hb,
+                     std::int32_t* d) {
+    const S* rows[4];
+    for (int k = 0; k < 4; ++k) rows[k] = src + static_cast<std::size_t>(tap_y_[k][i]) * src_stride;
+    if constexpr (sizeof(S) == 2)
+      simd_kernels::dwt1_vertical(rows, w_in, tlo, thi);
+    else
+      simd_kernels::dwt23_vertical(rows, w_in, tlo, thi);
+    mirror_row(tlo, w_in);
+    mirror_row(thi, w_in);
+    simd_kernels::dwt123_horizontal(tlo, thi, w, shift_h, a, v, hb, d);
+  };
+  std::int64_t accum[2][3] = {{0, 0, 0}, {0, 0, 0}};
+  std::uint64_t den_accum[3] = {0, 0, 0};
+  auto masked_row = [&](int m) {
+    const Neighbours ny = neighbours(m, h);
+    for (int p = 0; p < passes; ++p) {
+      auto mask = [&](int row) {
+        return ring_mask_.data() + (static_cast<std::size_t>(p) * 3 + row % 3) * st;
+      };
+      const int target_band = p == 0 ? 6 : 9;  // restored, additive
+      const MaskRow<std::int32_t> row{
+          {mask(ny.before), mask(ny.centre), mask(ny.after)},
+          ring_centre_.data() + (static_cast<std::size_t>(p) * 3 + m % 3) * st,
+          {ring32(target_band, m % 3), ring32(target_band + 1, m % 3),
+           ring32(target_band + 2, m % 3)},
+          w};
+      std::int64_t inner[3] = {0, 0, 0};
+      simd_kernels::masked123_row(row, r.left, r.right, fixed, cub_shift, inner);
+      for (int theta = 0; theta < 3; ++theta)
+        accum[p][theta] += (inner[theta] + row_add) >> row_shift;
+    }
+  };
+  int next_masked = r.top;
+  for (int i = 0; i < h; ++i) {
+    const std::size_t at = static_cast<std::size_t>(i) * st;
+    dwt_row(ref_ll, i, ref32_.a.data() + at, ring32(1, 0), ring32(0, 0), ring32(2, 0));
+    dwt_row(dis_ll, i, dis32_.a.data() + at, ring32(4, 0), ring32(3, 0), ring32(5, 0));
+    if (i >= wr.top && i < wr.bottom) {
+      const int slot = i % 3;
+      const DecoupleRow<std::int32_t> row{
+          ring32(0, 0),    ring32(1, 0),     ring32(2, 0),     ring32(3, 0),
+          ring32(4, 0),    ring32(5, 0),     ring32(6, slot),  ring32(7, slot),
+          ring32(8, slot), ring32(9, slot),  ring32(10, slot), ring32(11, slot)};
+      simd_kernels::decouple123_row(row, wr.left, wr.right, cos_1deg_sq_,
+                                    params_.enhn_gain_limit);
+      for (int p = 0; p < passes; ++p) {
+        const int masker_band = p == 0 ? 9 : 6;  // additive, restored
+        const std::size_t ring_at = (static_cast<std::size_t>(p) * 3 + slot) * st;
+        simd_kernels::csf123_row(ring32(masker_band, slot), ring32(masker_band + 1, slot),
+                                 ring32(masker_band + 2, slot), wr.left, wr.right, fixed,
+                                 ring_mask_.data() + ring_at, ring_centre_.data() + ring_at);
+      }
+    }
+    if (i >= r.top && i < r.bottom)
+      for (int theta = 0; theta < 3; ++theta)
+        den_accum[theta] +=
+            (simd_kernels::den123_row(ring32(theta, 0), r.left, r.right, dsh.sq, dsh.cub) +
+             den_add) >> dsh.accum;
+    while (next_masked < r.bottom && neighbours(next_masked, h).after <= i)
+      masked_row(next_masked++);
+  }
+  *den = den_level123_total(den_accum, w, h, scale);
+  *num = masked_level123_total(accum[0], w, h, scale, params_.noise_weight);
+  if (aim) *aim = masked_level123_total(accum[1], w, h, scale, 0.0);
+}
+
 // ---------------------------------------------------------------------------
 // One frame
 
@@ -696,8 +1140,16 @@ AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis) {
   double num = 0, den = 0, aim_num = 0;
   for (int scale = 0; scale < kNumScales; ++scale) {
     float num_scale = 0.0f, den_scale = 0.0f, aim_scale = 0.0f;
-    make_tap_indices(w, h);
-    if (scale == 0) {
+    make_tap_indices(h);
+    if (scale == 0 && vqe::simd::use_simd() && !params_.skip_scale0) {
+      float* aim = params_.skip_aim ? nullptr : &aim_scale;
+      if (bit_depth_ == 8)
+        level0_streamed<std::uint8_t>(ref, dis, &num_scale, &den_scale, aim);
+      else
+        level0_streamed<std::uint16_t>(ref, dis, &num_scale, &den_scale, aim);
+      w = (w + 1) / 2;
+      h = (h + 1) / 2;
+    } else if (scale == 0) {
       if (bit_depth_ == 8) {
         dwt_level0<std::uint8_t>(ref, ref16_, w, h);
         dwt_level0<std::uint8_t>(dis, dis16_, w, h);
@@ -721,6 +1173,18 @@ AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis) {
           aim_scale = masked_sum_level0(additive16_, w, h, 0.0);
         }
       }
+    } else if (vqe::simd::use_simd()) {
+      float* aim = params_.skip_aim ? nullptr : &aim_scale;
+      if (scale == 1)
+        level123_streamed(ref16_.a.data(), dis16_.a.data(), stride0_, w, h, scale, &num_scale,
+                          &den_scale, aim);
+      else
+        level123_streamed(ll_ref_.data(), ll_dis_.data(), stride1_, w, h, scale, &num_scale,
+                          &den_scale, aim);
+      w = (w + 1) / 2;
+      h = (h + 1) / 2;
+      std::swap(ll_ref_, ref32_.a);
+      std::swap(ll_dis_, dis32_.a);
     } else {
       // Level 1 reads level 0's 16-bit LL band; later levels the 32-bit one.
       if (scale == 1)

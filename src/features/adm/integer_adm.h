@@ -118,7 +118,7 @@ class IntegerAdm {
   void dwt_level0(const Plane& src, Bands<std::int16_t>& dst, int w, int h);
   template <typename S>
   void dwt_level123(const S* ref_ll, const S* dis_ll, int src_stride, int w, int h, int scale);
-  void make_tap_indices(int w, int h);
+  void make_tap_indices(int h);
 
   void decouple_level0(int w, int h);
   void decouple_level123(int w, int h);
@@ -128,8 +128,26 @@ class IntegerAdm {
   void csf_level123(const Bands<std::int32_t>& src, int w, int h, int scale);
   float masked_sum_level0(const Bands<std::int16_t>& target, int w, int h,
                           double noise_weight) const;
+  /// SIMD path of level 0 (unless adm_skip_scale0): DWT, decoupling,
+  /// denominator, masker terms and masking sums (AIM when `aim` is not null)
+  /// in one pass over the rows, with row buffers instead of full bands
+  /// except the LL bands. Same results as the separate passes.
+  template <typename T>
+  void level0_streamed(const Plane& ref, const Plane& dis, float* num, float* den, float* aim);
+  /// The denominator of level 0 from its per-orientation row sums over a
+  /// scored region of `area` samples.
+  float den_level0_total(const std::uint64_t accum[3], int area) const;
   float masked_sum_level123(const Bands<std::int32_t>& target, int w, int h, int scale,
                             double noise_weight) const;
+  /// SIMD path of levels 1-3 (one pass over the rows like level0_streamed)
+  /// on the previous LL bands (`w_in` x `h_in`, `src_stride` samples).
+  template <typename S>
+  void level123_streamed(const S* ref_ll, const S* dis_ll, int src_stride, int w_in, int h_in,
+                         int scale, float* num, float* den, float* aim);
+  /// Totals of levels 1-3 from per-orientation row sums (band w x h).
+  float den_level123_total(const std::uint64_t accum[3], int w, int h, int scale) const;
+  float masked_level123_total(const std::int64_t accum[3], int w, int h, int scale,
+                              double noise_weight) const;
 
   int width_, height_, bit_depth_;
   AdmParams params_;
@@ -139,13 +157,24 @@ class IntegerAdm {
   std::array<ScaleNWeights, kNumScales> wn_{};  ///< entries 1..3 used
   float cos_1deg_sq_;
 
-  std::array<std::vector<int>, 4> tap_y_, tap_x_;  ///< DWT input taps per output index
-  std::vector<std::int16_t> tmp16_;   ///< level-0 vertical pass: lo and hi rows
-  std::vector<std::int32_t> tmp32_;   ///< levels 1-3: ref lo/hi, dis lo/hi rows
+  std::array<std::vector<int>, 4> tap_y_;  ///< DWT input rows per output row
+  /// Samples added to each vertical-pass row: 1 mirrored tap before, 2
+  /// after, the rest slack.
+  static constexpr int kRowPad = 16;
+  int tmp_pitch0_ = 0;  ///< samples per tmp16_ row: width + kRowPad
+  int tmp_pitch1_ = 0;  ///< samples per tmp32_ row: stride0_ + kRowPad
+  std::vector<std::int16_t> tmp16_;   ///< level-0 vertical pass: lo and hi rows (padded)
+  std::vector<std::int32_t> tmp32_;   ///< levels 1-3: ref lo/hi, dis lo/hi rows (padded)
 
   // Level 0 (16-bit).
   Bands<std::int16_t> ref16_, dis16_, restored16_, additive16_;
   std::vector<std::int32_t> mask_sum0_, centre_sum0_;  ///< masker terms, Σ over h, v, d
+  /// level0_streamed's rings: masker terms [pass][3 rows][stride0_], and
+  /// band rows [12 bands][3 rows][stride0_] (ref h v d, dis h v d, restored
+  /// h v d, additive h v d; the first six use one row).
+  std::vector<std::int32_t> ring_mask_, ring_centre_;
+  std::vector<std::int16_t> ring16_;
+  std::vector<std::int32_t> ring32_;  ///< as ring16_ for levels 1-3 ([12][3][stride1_])
   // Levels 1–3 (32-bit).
   Bands<std::int32_t> ref32_, dis32_, restored32_, additive32_;
   std::vector<std::int32_t> mask_sum1_, centre_sum1_;
