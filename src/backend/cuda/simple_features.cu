@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_extractor.cuh"
+#include "features/psnr/psnr_score.h"
 #include "backend/cuda/plane_reduce.cuh"
 #include "vqe/error.h"
 
@@ -60,30 +61,13 @@ struct SquaredError {
 class CudaPsnr final : public CudaExtractor {
  public:
   explicit CudaPsnr(const ParsedOptions& opts)
-      : twin_(make_cpu_twin("psnr", opts)),
-        enable_chroma_(opts.get_bool("enable_chroma")),
-        enable_mse_(opts.get_bool("enable_mse")),
-        enable_apsnr_(opts.get_bool("enable_apsnr")),
-        reduced_hbd_peak_(opts.get_bool("reduced_hbd_peak")),
-        min_sse_(opts.get_double("min_sse")) {}
+      : twin_(make_cpu_twin("psnr", opts)), scorer_(opts) {}
 
   void init(const VideoFormat& format, Context& ctx) override {
     twin_->init(format);
     ctx_ = &ctx;
-    format_ = format;
-    const unsigned bpc = static_cast<unsigned>(format.bit_depth);
-    peak_ = reduced_hbd_peak_ ? 255u << (bpc - 8) : (1u << bpc) - 1;
-    planes_ = (enable_chroma_ && format.chroma != ChromaFormat::k400) ? 3 : 1;
-    for (int p = 0; p < 3; ++p) {
-      if (min_sse_ != 0.0) {
-        const double n = static_cast<double>(format.plane_width(p)) * format.plane_height(p);
-        const double mse = min_sse_ / n;
-        psnr_max_[p] = std::ceil(10.0 * std::log10(static_cast<double>(peak_) * peak_ / mse));
-      } else {
-        psnr_max_[p] = 6.0 * bpc + 12.0;
-      }
-      apsnr_sse_[p] = apsnr_pixels_[p] = 0;
-    }
+    scorer_.init(format);
+    planes_ = scorer_.planes();
     // One partials area per plane, sized for the tallest plane.
     sums_.init(ctx, format.height, 3);
   }
@@ -109,51 +93,16 @@ class CudaPsnr final : public CudaExtractor {
   }
 
   void collect(int slot, unsigned index, FeatureCollector& out) override {
-    const double peak = format_.bit_depth == 8 ? 255.0 : static_cast<double>(peak_);
-    for (int p = 0; p < planes_; ++p) {
-      const std::uint64_t sse = sums_.host_of(slot)[p];
-      const std::uint64_t n = static_cast<std::uint64_t>(format_.plane_width(p)) *
-                              static_cast<std::uint64_t>(format_.plane_height(p));
-      apsnr_sse_[p] += sse;
-      apsnr_pixels_[p] += n;
-      const double mse = static_cast<double>(sse) / static_cast<double>(n);
-      const double psnr =
-          std::min(10.0 * std::log10(peak * peak / std::max(mse, 1e-16)), psnr_max_[p]);
-      out.set(kPsnrNames[p], index, psnr);
-      if (enable_mse_) out.set(kMseNames[p], index, mse);
-    }
+    for (int p = 0; p < planes_; ++p) scorer_.add(p, sums_.host_of(slot)[p], index, out);
   }
 
-  void flush(FeatureCollector& out) override {
-    if (!enable_apsnr_) return;
-    const double peak_sq = static_cast<double>(peak_) * peak_;
-    for (int p = 0; p < planes_; ++p) {
-      const double apsnr = 10.0 * (std::log10(peak_sq) +
-                                   std::log10(static_cast<double>(apsnr_pixels_[p])) -
-                                   std::log10(static_cast<double>(apsnr_sse_[p])));
-      const unsigned __int128 cap_arg = static_cast<unsigned __int128>(
-                                            static_cast<std::uint64_t>(peak_) * peak_) *
-                                        apsnr_pixels_[p] * 2u;
-      const double max_apsnr = std::ceil(10.0 * std::log10(static_cast<double>(cap_arg)));
-      out.set_aggregate(kApsnrNames[p], apsnr < max_apsnr ? apsnr : max_apsnr);
-    }
-  }
+  void flush(FeatureCollector& out) override { scorer_.flush(out); }
 
  private:
-  static constexpr const char* kPsnrNames[3] = {"psnr_y", "psnr_cb", "psnr_cr"};
-  static constexpr const char* kMseNames[3] = {"mse_y", "mse_cb", "mse_cr"};
-  static constexpr const char* kApsnrNames[3] = {"apsnr_y", "apsnr_cb", "apsnr_cr"};
-
   std::unique_ptr<FeatureExtractor> twin_;
-  bool enable_chroma_, enable_mse_, enable_apsnr_, reduced_hbd_peak_;
-  double min_sse_;
+  psnr::Scorer scorer_;
   Context* ctx_ = nullptr;
-  VideoFormat format_{};
-  unsigned peak_ = 255;
   int planes_ = 1;
-  double psnr_max_[3] = {60, 60, 60};
-  std::uint64_t apsnr_sse_[3] = {0, 0, 0};
-  std::uint64_t apsnr_pixels_[3] = {0, 0, 0};
   SlotSums sums_;
 };
 
