@@ -27,6 +27,21 @@ struct OptionSpec {
   std::string help;
 };
 
+/// Builds an option declaration: `name`, `alias` (used in feature-name
+/// suffixes; empty = `name`), `type`, default, inclusive range (kInt and
+/// kDouble only), whether it is a feature parameter, help text, and the
+/// default of a kString option.
+OptionSpec make_option(std::string name, std::string alias, OptionSpec::Type type,
+                       double default_value, double min, double max, bool feature_param,
+                       std::string help, std::string default_string = {});
+
+/// A boolean option, false by default.
+OptionSpec bool_option(std::string name, std::string alias, bool feature_param, std::string help);
+
+/// A double option, a feature parameter, with an inclusive range.
+OptionSpec double_option(std::string name, std::string alias, double default_value, double min,
+                         double max, std::string help);
+
 /// Key/value pairs as given by a user (`--feature psnr=enable_mse=true`) or a
 /// model file. Values are strings; ParsedOptions converts and validates them.
 using OptionValues = std::map<std::string, std::string>;

@@ -45,63 +45,54 @@ const char* const kProvided[] = {
     "adm_num_scale3",                "adm_den_scale3",
 };
 
-// One option declaration (name, alias used in feature-name suffixes, type,
-// default, inclusive range, help); feature parameters unless said otherwise.
-OptionSpec spec(std::string name, std::string alias, OptionSpec::Type type, double def,
-                double min, double max, std::string help, bool feature_param = true,
-                std::string default_string = {}) {
-  OptionSpec s;
-  s.name = std::move(name);
-  s.alias = std::move(alias);
-  s.type = type;
-  s.default_value = def;
-  s.min = min;
-  s.max = max;
-  s.default_string = std::move(default_string);
-  s.feature_param = feature_param;
-  s.help = std::move(help);
-  return s;
-}
-
 std::vector<OptionSpec> adm_options() {
   using T = OptionSpec::Type;
   const double kNoLimit = 1e300;
   std::vector<OptionSpec> o;
-  o.push_back(spec("debug", "", T::kBool, 0, -kNoLimit, kNoLimit,
-                   "also emit adm, adm_num, adm_den and each scale's numerator and denominator",
-                   false));
-  o.push_back(spec("adm_enhn_gain_limit", "egl", T::kDouble, 100.0, 1.0, 100.0,
-                   "cap on the enhancement credited to restored detail (1..100; 1 credits none)"));
-  o.push_back(spec("adm_norm_view_dist", "nvd", T::kDouble, 3.0, 0.75, 24.0,
-                   "viewing distance in multiples of the display height"));
-  o.push_back(spec("adm_noise_weight", "nw", T::kDouble, 0.03125, 0.0, 1500.0, "weight of the noise floor added to each band's pooled masking and denominator"));
-  o.push_back(spec("adm_csf_scale", "scf", T::kDouble, 1.0, 0.0, 50.0, "multiplier on the Barten CSF for the horizontal and vertical bands "
-                   "(adm_csf_mode=1)"));
-  o.push_back(spec("adm_csf_diag_scale", "scfd", T::kDouble, 1.0, 0.0, 50.0,
-                   "multiplier on the Barten CSF for the diagonal band (adm_csf_mode=1)"));
-  o.push_back(spec("adm_ref_display_height", "rdf", T::kInt, 1080, 1, 4320,
-                   "display height in pixels assumed by the CSF"));
-  o.push_back(spec("adm_csf_mode", "csf", T::kInt, 0, 0, 9,
-                   "CSF model: 0 Watson, 1 Barten, 2 ADM's own; 3..9 behave as 0 (as in libvmaf's "
-                   "float ADM)"));
-  o.push_back(spec("adm_bypass_cm", "bcm", T::kInt, 0, 0, 1, "1: pool the CSF-weighted bands without the masking threshold"));
-  o.push_back(spec("adm_adm3_apply_hm", "aah", T::kBool, 0, -kNoLimit, kNoLimit,
-                   "adm3 = harmonic mean of adm2 and aim instead of the adm_dlm_weight blend"));
-  o.push_back(spec("adm_p_norm", "apn", T::kDouble, 3.0, 1.0, 20.0, "Minkowski exponent used to pool band coefficients"));
-  o.push_back(spec("adm_dlm_weight", "dlmw", T::kDouble, 0.5, 0.0, 1.0,
-                   "w in adm3 = w·adm2 + (1 − w)·(1 − aim); 1 keeps adm2 alone"));
-  o.push_back(spec("adm_min_val", "min", T::kDouble, 0.0, 0.0, 1.0,
-                   "floor applied to adm3"));
+  o.push_back(
+      make_option("debug", "", T::kBool, 0, -kNoLimit, kNoLimit, false,
+                  "also emit adm, adm_num, adm_den and each scale's numerator and denominator"));
+  o.push_back(
+      make_option("adm_enhn_gain_limit", "egl", T::kDouble, 100.0, 1.0, 100.0, true,
+                  "cap on the enhancement credited to restored detail (1..100; 1 credits none)"));
+  o.push_back(make_option("adm_norm_view_dist", "nvd", T::kDouble, 3.0, 0.75, 24.0, true,
+                          "viewing distance in multiples of the display height"));
+  o.push_back(
+      make_option("adm_noise_weight", "nw", T::kDouble, 0.03125, 0.0, 1500.0, true,
+                  "weight of the noise floor added to each band's pooled masking and denominator"));
+  o.push_back(make_option("adm_csf_scale", "scf", T::kDouble, 1.0, 0.0, 50.0, true,
+                          "multiplier on the Barten CSF for the horizontal and vertical bands "
+                          "(adm_csf_mode=1)"));
+  o.push_back(make_option("adm_csf_diag_scale", "scfd", T::kDouble, 1.0, 0.0, 50.0, true,
+                          "multiplier on the Barten CSF for the diagonal band (adm_csf_mode=1)"));
+  o.push_back(make_option("adm_ref_display_height", "rdf", T::kInt, 1080, 1, 4320, true,
+                          "display height in pixels assumed by the CSF"));
+  o.push_back(
+      make_option("adm_csf_mode", "csf", T::kInt, 0, 0, 9, true,
+                  "CSF model: 0 Watson, 1 Barten, 2 ADM's own; 3..9 behave as 0 (as in libvmaf's "
+                  "float ADM)"));
+  o.push_back(make_option("adm_bypass_cm", "bcm", T::kInt, 0, 0, 1, true,
+                          "1: pool the CSF-weighted bands without the masking threshold"));
+  o.push_back(
+      make_option("adm_adm3_apply_hm", "aah", T::kBool, 0, -kNoLimit, kNoLimit, true,
+                  "adm3 = harmonic mean of adm2 and aim instead of the adm_dlm_weight blend"));
+  o.push_back(make_option("adm_p_norm", "apn", T::kDouble, 3.0, 1.0, 20.0, true,
+                          "Minkowski exponent used to pool band coefficients"));
+  o.push_back(make_option("adm_dlm_weight", "dlmw", T::kDouble, 0.5, 0.0, 1.0, true,
+                          "w in adm3 = w·adm2 + (1 − w)·(1 − aim); 1 keeps adm2 alone"));
+  o.push_back(
+      make_option("adm_min_val", "min", T::kDouble, 0.0, 0.0, 1.0, true, "floor applied to adm3"));
   for (int f = 1; f <= 2; ++f)
     for (int s = 0; s < 4; ++s)
-      o.push_back(spec(fmt::format("adm_f{}s{}", f, s), fmt::format("f{}s{}", f, s), T::kDouble,
-                       -1.0, -1.0, 10.0, fmt::format("override of the {} CSF factor at DWT scale {} "
-                                   "(negative: use the CSF model)",
-                                   f == 1 ? "horizontal/vertical" : "diagonal", s)));
-  o.push_back(spec("adm_skip_aim_scale", "sasc", T::kInt, -1, 0, 3,
-                   "DWT scale (0..3) left out of the aim sums; -1 keeps all"));
-  o.push_back(spec("adm_skip_scale0", "ssz", T::kBool, 0, -kNoLimit, kNoLimit,
-                   "leave DWT scale 0 out (numerator 0, denominator 1e-10)"));
+      o.push_back(make_option(fmt::format("adm_f{}s{}", f, s), fmt::format("f{}s{}", f, s),
+                              T::kDouble, -1.0, -1.0, 10.0, true,
+                              fmt::format("override of the {} CSF factor at DWT scale {} "
+                                          "(negative: use the CSF model)",
+                                          f == 1 ? "horizontal/vertical" : "diagonal", s)));
+  o.push_back(make_option("adm_skip_aim_scale", "sasc", T::kInt, -1, 0, 3, true,
+                          "DWT scale (0..3) left out of the aim sums; -1 keeps all"));
+  o.push_back(make_option("adm_skip_scale0", "ssz", T::kBool, 0, -kNoLimit, kNoLimit, true,
+                          "leave DWT scale 0 out (numerator 0, denominator 1e-10)"));
   return o;
 }
 

@@ -29,27 +29,13 @@ double motion_blend(double score, double factor, double offset) {
   return score * factor + (1 - factor) * vmaf_min(offset, score);
 }
 
-OptionSpec make_option(const char* name, const char* alias, OptionSpec::Type type,
-                       double default_value, double min, double max, bool feature_param,
-                       const char* help) {
-  OptionSpec o;
-  o.name = name;
-  o.alias = alias;
-  o.type = type;
-  o.default_value = default_value;
-  o.min = min;
-  o.max = max;
-  o.feature_param = feature_param;
-  o.help = help;
-  return o;
-}
-
 // libvmaf 3.2.0 float_motion.c's options: names, aliases, defaults, ranges,
 // feature-parameter flags.
 std::vector<OptionSpec> float_motion_options() {
   using T = OptionSpec::Type;
   return {
-      make_option("debug", "", T::kBool, 1, 0, 1, false, "emit motion, the per-frame score against the previous frame"),
+      make_option("debug", "", T::kBool, 1, 0, 1, false,
+                  "emit motion, the per-frame score against the previous frame"),
       make_option("motion_force_zero", "force_0", T::kBool, 0, 0, 1, true,
                   "emit 0 for every motion score without computing it"),
       make_option("motion_fps_weight", "mfw", T::kDouble, 1.0, 0.0, 5.0, true,
@@ -61,8 +47,10 @@ std::vector<OptionSpec> float_motion_options() {
                   "in motion3, knee above which scores are scaled by motion_blend_factor"),
       make_option("motion_add_scale1", "mdc", T::kBool, 0, 0, 1, true,
                   "add the mean absolute difference of the half-size blurred frames"),
-      make_option("motion_filter_size", "mfs", T::kInt, 5, 0, 9, true, "blur kernel: 3 = 3-tap, 1 = none, other values = the 5-tap default"),
-      make_option("motion_add_uv", "mau", T::kBool, 0, 0, 1, true, "add the same measure on the two chroma planes"),
+      make_option("motion_filter_size", "mfs", T::kInt, 5, 0, 9, true,
+                  "blur kernel: 3 = 3-tap, 1 = none, other values = the 5-tap default"),
+      make_option("motion_add_uv", "mau", T::kBool, 0, 0, 1, true,
+                  "add the same measure on the two chroma planes"),
       make_option("motion_max_val", "mmxv", T::kDouble, 10000.0, 0.0, 10000.0, true,
                   "ceiling of the motion scores; higher values are clamped to it"),
   };

@@ -171,24 +171,15 @@ class FloatMsSsim final : public FeatureExtractor {
   std::vector<float> decimate_scratch_;  // phase-split rows for the SIMD decimate
 };
 
-OptionSpec bool_option(const char* name, const char* help) {
-  OptionSpec s;
-  s.name = name;
-  s.type = OptionSpec::Type::kBool;
-  s.default_value = 0;
-  s.feature_param = false;  // libvmaf declares no VMAF_OPT_FLAG_FEATURE_PARAM here
-  s.help = help;
-  return s;
-}
-
 const bool kRegistered = register_extractor({
     .name = "float_ms_ssim",
-    .options = {bool_option("enable_lcs",
+    .options = {bool_option("enable_lcs", "", false,
                             "also emit each scale's mean luminance, contrast and structure "
                             "terms"),
-                bool_option("enable_db", "report -10·log10(1 - MS-SSIM) in dB instead"),
-                bool_option("clip_db", "with enable_db, cap the dB score at a ceiling set by "
-                                       "frame size and bit depth")},
+                bool_option("enable_db", "", false, "report -10·log10(1 - MS-SSIM) in dB instead"),
+                bool_option("clip_db", "", false,
+                            "with enable_db, cap the dB score at a ceiling set by "
+                            "frame size and bit depth")},
     .provided_features = {"float_ms_ssim"},
     .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<FloatMsSsim>(o);

@@ -170,16 +170,6 @@ class FloatSsim final : public FeatureExtractor {
   iqa::SsimWorkspace workspace_;
 };
 
-OptionSpec bool_option(const char* name, const char* help) {
-  OptionSpec s;
-  s.name = name;
-  s.type = OptionSpec::Type::kBool;
-  s.default_value = 0;
-  s.feature_param = false;  // libvmaf declares no VMAF_OPT_FLAG_FEATURE_PARAM here
-  s.help = help;
-  return s;
-}
-
 std::vector<OptionSpec> float_ssim_options() {
   OptionSpec scale;
   scale.name = "scale";
@@ -188,13 +178,16 @@ std::vector<OptionSpec> float_ssim_options() {
   scale.min = 0;
   scale.max = 10;
   scale.feature_param = false;
-  scale.help = "box-filter decimation factor: 0 picks max(1, round(min(W, H) / 256)), 1 keeps "
-               "full size, 2..10 force that factor";
-  return {bool_option("enable_lcs", "also emit the mean luminance, contrast and structure terms "
-                                        "(float_ssim_l, _c, _s)"),
-          bool_option("enable_db", "report -10·log10(1 - SSIM) in dB instead of SSIM"),
-          bool_option("clip_db", "with enable_db, cap the dB score at a ceiling set by frame "
-                             "size and bit depth"),
+  scale.help =
+      "box-filter decimation factor: 0 picks max(1, round(min(W, H) / 256)), 1 keeps "
+      "full size, 2..10 force that factor";
+  return {bool_option("enable_lcs", "", false,
+                      "also emit the mean luminance, contrast and structure terms "
+                      "(float_ssim_l, _c, _s)"),
+          bool_option("enable_db", "", false, "report -10·log10(1 - SSIM) in dB instead of SSIM"),
+          bool_option("clip_db", "", false,
+                      "with enable_db, cap the dB score at a ceiling set by frame "
+                      "size and bit depth"),
           scale};
 }
 

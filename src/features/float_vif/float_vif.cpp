@@ -38,49 +38,35 @@ const char* const kProvided[] = {
     "vif_num_scale3", "vif_den_scale3",
 };
 
-// One option declaration (name, alias used in feature-name suffixes, type,
-// default, inclusive range, help); feature parameters unless said otherwise.
-OptionSpec spec(std::string name, std::string alias, OptionSpec::Type type, double def,
-                double min, double max, std::string help, bool feature_param = true,
-                std::string default_string = {}) {
-  OptionSpec s;
-  s.name = std::move(name);
-  s.alias = std::move(alias);
-  s.type = type;
-  s.default_value = def;
-  s.min = min;
-  s.max = max;
-  s.default_string = std::move(default_string);
-  s.feature_param = feature_param;
-  s.help = std::move(help);
-  return s;
-}
-
 std::vector<OptionSpec> vif_options() {
   using T = OptionSpec::Type;
   const double kNoLimit = 1e300;
   std::vector<OptionSpec> o;
-  o.push_back(spec("debug", "", T::kBool, 0, -kNoLimit, kNoLimit,
-                   "also emit vif, vif_num, vif_den and each scale's numerator and denominator",
-                   false));
-  o.push_back(spec("vif_enhn_gain_limit", "egl", T::kDouble, 100.0, 1.0, 100.0,
-                   "upper bound on the VIF gain of distorted over reference (1..100; 1 credits no "
-                   "enhancement)"));
-  o.push_back(spec("vif_kernelscale", "ks", T::kDouble, 1.0, 0.1, 4.0,
-                   "multiplier on the Gaussian filters' sigma and length; only libvmaf's tabulated "
-                   "values are accepted"));
-  o.push_back(spec("vif_prescale", "ps", T::kDouble, 1.0, 0.1, 4.0,
-                   "resize factor applied to both pictures before VIF (2 doubles width and height)"));
+  o.push_back(
+      make_option("debug", "", T::kBool, 0, -kNoLimit, kNoLimit, false,
+                  "also emit vif, vif_num, vif_den and each scale's numerator and denominator"));
+  o.push_back(
+      make_option("vif_enhn_gain_limit", "egl", T::kDouble, 100.0, 1.0, 100.0, true,
+                  "upper bound on the VIF gain of distorted over reference (1..100; 1 credits no "
+                  "enhancement)"));
+  o.push_back(
+      make_option("vif_kernelscale", "ks", T::kDouble, 1.0, 0.1, 4.0, true,
+                  "multiplier on the Gaussian filters' sigma and length; only libvmaf's tabulated "
+                  "values are accepted"));
+  o.push_back(make_option(
+      "vif_prescale", "ps", T::kDouble, 1.0, 0.1, 4.0, true,
+      "resize factor applied to both pictures before VIF (2 doubles width and height)"));
   for (int s = 1; s <= 3; ++s)
-    o.push_back(spec(fmt::format("vif_scale{}_min_val", s), fmt::format("s{}miv", s), T::kDouble,
-                     0.0, 0.0, 1.0,
-                     fmt::format("floor applied to the scale-{} VIF score", s)));
-  o.push_back(spec("vif_prescale_method", "pm", T::kString, 0, -kNoLimit, kNoLimit,
-                   "resampling filter for vif_prescale: nearest, bilinear, bicubic or lanczos4",
-                   true, "nearest"));
-  o.push_back(spec("vif_sigma_nsq", "snsq", T::kDouble, 2.0, 0.0, 5.0, "variance of the additive neural-noise term in the VIF model"));
-  o.push_back(spec("vif_skip_scale0", "ssclz", T::kBool, 0, -kNoLimit, kNoLimit,
-                   "leave scale 0 out; its score is reported as 0"));
+    o.push_back(make_option(fmt::format("vif_scale{}_min_val", s), fmt::format("s{}miv", s),
+                            T::kDouble, 0.0, 0.0, 1.0, true,
+                            fmt::format("floor applied to the scale-{} VIF score", s)));
+  o.push_back(make_option(
+      "vif_prescale_method", "pm", T::kString, 0, -kNoLimit, kNoLimit, true,
+      "resampling filter for vif_prescale: nearest, bilinear, bicubic or lanczos4", "nearest"));
+  o.push_back(make_option("vif_sigma_nsq", "snsq", T::kDouble, 2.0, 0.0, 5.0, true,
+                          "variance of the additive neural-noise term in the VIF model"));
+  o.push_back(make_option("vif_skip_scale0", "ssclz", T::kBool, 0, -kNoLimit, kNoLimit, true,
+                          "leave scale 0 out; its score is reported as 0"));
   return o;
 }
 

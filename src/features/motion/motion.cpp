@@ -50,36 +50,12 @@ double motion_blend(double score, double factor, double offset) {
   return score * factor + (1 - factor) * vmaf_min(offset, score);
 }
 
-OptionSpec bool_option(const char* name, const char* alias, bool feature_param,
-                       const char* help) {
-  OptionSpec o;
-  o.name = name;
-  o.alias = alias;
-  o.type = OptionSpec::Type::kBool;
-  o.default_value = 0;
-  o.feature_param = feature_param;
-  o.help = help;
-  return o;
-}
-
-OptionSpec double_option(const char* name, const char* alias, double default_value, double min,
-                         double max, const char* help) {
-  OptionSpec o;
-  o.name = name;
-  o.alias = alias;
-  o.type = OptionSpec::Type::kDouble;
-  o.default_value = default_value;
-  o.min = min;
-  o.max = max;
-  o.help = help;
-  return o;
-}
-
 // libvmaf 3.2.0's options of "motion" (names, aliases, defaults, ranges and
 // feature-parameter flags as in integer_motion.c), plus motion_legacy.
 std::vector<OptionSpec> motion_options() {
   return {
-      bool_option("motion_force_zero", "force_0", true, "emit 0 for every motion score without computing it"),
+      bool_option("motion_force_zero", "force_0", true,
+                  "emit 0 for every motion score without computing it"),
       double_option("motion_blend_factor", "mbf", 1.0, 0.0, 1.0,
                     "in motion3, scale applied to the part of a score above motion_blend_offset "
                     "(1 = unchanged)"),
@@ -89,7 +65,8 @@ std::vector<OptionSpec> motion_options() {
                     "multiplier on every per-frame score, e.g. to compensate for frame rate"),
       double_option("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0,
                     "ceiling of the motion scores; higher values are clamped to it"),
-      bool_option("motion_five_frame_window", "mffw", true, "compare each frame with frame n-2 instead of n-1"),
+      bool_option("motion_five_frame_window", "mffw", true,
+                  "compare each frame with frame n-2 instead of n-1"),
       bool_option("motion_moving_average", "mma", true,
                   "motion3 = mean of this and the previous frame's blended score"),
       bool_option("debug", "", false, "also emit integer_motion, a copy of the per-frame score"),
