@@ -182,6 +182,20 @@ TEST(SimdVif, KernelsOddSizesAndContents) {
   }
 }
 
+// Full-HD-wide rows (the row buffers, the split log pass and every block
+// loop at production widths) at every depth and scale.
+TEST(SimdVif, KernelsWideRows) {
+  if (simd_levels().empty()) GTEST_SKIP() << "no SIMD level on this CPU";
+  std::uint32_t seed = 500;
+  for (int bits : {8, 10, 12, 16})
+    for (Content c : {Content::random, Content::smooth, Content::extreme})
+      for (int scale = 0; scale < kNumScales; ++scale) {
+        const int w = 1920 >> scale;
+        const PlanePair p = make_planes(w + scale, 20, scale == 0 ? bits : 16, c, seed++);
+        check_scale(p, scale, bits, c, 100.0);
+      }
+}
+
 // Whole extractor: every option, every depth, sizes around the vector
 // lengths, random, smooth and flat frames, several frames per run.
 TEST(SimdVif, ExtractorMatchesScalar) {

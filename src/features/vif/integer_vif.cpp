@@ -51,15 +51,19 @@ int reflect101(int i, int n) {
 
 void Workspace::init(int width) {
   const std::size_t row = static_cast<std::size_t>(width) + 2 * kPad + kSlack;
-  u32_.assign(7 * row, 0);
+  u32_.assign(15 * row, 0);
   std::uint32_t** u32_rows[7] = {&mu1, &mu2, &xx, &yy, &xy, &conv_ref, &conv_dis};
   for (std::size_t k = 0; k < 7; ++k) *u32_rows[k] = u32_.data() + k * row + kPad;
+  hsum = u32_.data() + 7 * row;
+  hsum_stride = static_cast<std::ptrdiff_t>(row);
   u16_.assign(vrow.size() * row, 0);
   for (std::size_t k = 0; k < vrow.size(); ++k) vrow[k] = u16_.data() + k * row + kPad;
   i32_.assign(3 * row, 0);
   sigma1 = i32_.data();
   sigma2 = i32_.data() + row;
   sigma12 = i32_.data() + 2 * row;
+  u64_.assign(6 * row, 0);
+  for (std::size_t k = 0; k < 6; ++k) log_idx[k / 3][k % 3] = u64_.data() + k * row;
 }
 
 ScaleValue scale_value(const ScaleSums& sums) {

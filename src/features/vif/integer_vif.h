@@ -135,12 +135,21 @@ class Workspace {
   // 16-bit halves (padded): mu1, mu2, xx_hi, xx_lo, yy_hi, yy_lo, xy_hi,
   // xy_lo, each value v stored as the int16 bit pattern of v - 2^15.
   std::array<std::uint16_t*, 8> vrow{};
+  // SIMD statistic: the eight horizontally filtered sums of vrow's rows
+  // (uint32, row k at hsum + k * hsum_stride).
+  std::uint32_t* hsum = nullptr;
+  std::ptrdiff_t hsum_stride = 0;
   // SIMD statistic: per-pixel sigma1_sq, sigma2_sq (clamped), sigma12.
   std::int32_t *sigma1 = nullptr, *sigma2 = nullptr, *sigma12 = nullptr;
+  // SIMD statistic: per-pixel log2_table() indices of the den term, the num
+  // term's numerator and its denominator ([k][0..2]), for two rows (k = row
+  // parity: one row's lookups run while the next row's indices are formed).
+  std::array<std::array<std::uint64_t*, 3>, 2> log_idx{};
 
  private:
   std::vector<std::uint32_t> u32_;
   std::vector<std::uint16_t> u16_;
+  std::vector<std::uint64_t> u64_;
   std::vector<std::int32_t> i32_;
 };
 

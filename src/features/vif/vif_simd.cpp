@@ -15,21 +15,28 @@
 // - Where the coefficients fit int16 (scales 0-2), 16x16->32-bit
 //   multiply-adds (pmaddwd) do two taps at once: the horizontal pass on
 //   rows stored as int16 v - 2^15 (sum c*(v - 2^15) = sum c*v - 2^31 mod
-//   2^32 because the coefficients sum to 2^16), and the 8-bit vertical pass
-//   on interleaved row pairs. Lane order inside a row then differs from the
-//   pixel order; the statistic only sums over pixels, and the stored rows
-//   are put back in order.
+//   2^32 because the coefficients sum to 2^16), the vertical pass of 8- to
+//   12-bit samples on interleaved row pairs, and the vertical pass of 16-bit
+//   samples (scales 1-2, 16-bit scale 0) on row pairs biased into int16, with
+//   the bias removed exactly afterwards (VerticalStatRowPairs16). Lane
+//   order inside a row then differs from the pixel order; the statistic
+//   only sums over pixels, and the stored rows are put back in order.
+// - The horizontal pass filters one channel over the whole row at a time
+//   (into ws.hsum) so that its coefficients and accumulators stay in
+//   registers; KeepInRegister stops the compiler from turning the
+//   multiply-add chains into spilled trees. Neither changes any value.
 // - Means squared, (m1 * m2 + 2^31) >> 32, use 32x32->64-bit products.
 // - The per-pixel log terms run in double lanes. Every integer they handle
 //   is below 2^53, so int32 -> double, sums and the truncations are exact;
 //   g, sv_sq and g*g*sigma1_sq are the reference's double operations in the
 //   reference's order (no FMA). 2048*log2 of an integer v in [2^17, 2^53)
-//   reads the exponent e = floor(log2 v) from the double and the table index
-//   floor(v / 2^(e-15)) by replacing the exponent, as log2_32/log2_64 do
-//   with a leading-zero count and a shift.
-// - Per-row sums are exact: table entries in int32 lanes, exponents in
-//   uint64 lanes, non-log sums in double lanes (integers well below 2^53);
-//   they are added to the 64-bit totals once per row.
+//   reads the exponent e = floor(log2 v) and the table index
+//   floor(v / 2^(e-15)) straight from the bits of the double, as
+//   log2_32/log2_64 do with a leading-zero count and a shift; the entries
+//   are then read with scalar loads (faster than gathers here).
+// - Per-row sums are exact: exponents in uint64 lanes, non-log sums in
+//   double lanes (integers well below 2^53); they are added to the 64-bit
+//   totals once per row.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "features/vif/vif_simd.cpp"
@@ -56,16 +63,15 @@
 #endif
 namespace vqe::vif::detail {
 
-// log2_table() widened to int32 for gathers (entries below 32767 are 0 and
-// never read).
-inline const std::int32_t* log2_table_i32() {
-  static const std::array<std::int32_t, 65536> table = [] {
-    std::array<std::int32_t, 65536> t{};
-    const auto& src = log2_table();
-    for (std::size_t i = 0; i < t.size(); ++i) t[i] = src[i];
-    return t;
-  }();
-  return table.data();
+// Returns v unchanged but hides its value from the optimiser, so that a
+// filter coefficient is kept in a register rather than folded into every
+// multiply-add as a memory operand (which doubles the loads of a
+// load-bound loop).
+inline std::uint32_t opaque(std::uint32_t v) {
+#if defined(__GNUC__) || defined(__clang__)
+  asm("" : "+r"(v));
+#endif
+  return v;
 }
 
 template <typename R>
@@ -163,24 +169,18 @@ HWY_INLINE VU32 MulHiRound(VU32 a, VU32 b) {
 }
 
 // 2048 * log2(v) as log2_32/log2_64 define it, for doubles holding integers
-// v in [2^17, 2^53), in two parts: the table entry for the top 16 bits of v
-// and e = floor(log2 v) + 1023; the value is entry + 2048 * (e - 1038).
-struct Log2Parts {
-  hn::Vec<DI32Q> entry;
-  hn::Vec<DU64F> biased_exp;
-};
-
-HWY_INLINE Log2Parts Log2Split(VF64 v, const std::int32_t* HWY_RESTRICT table) {
-  const DF64 df;
+// v in [2^17, 2^53), split into the table index and the exponent: with
+// e = floor(log2 v), the index floor(v / 2^(e-15)) is 2^15 plus the top 15
+// fraction bits of the double (bits 51..37), and the biased exponent
+// e + 1023 sits in bits 62..52, so the value is
+// log2_table()[index] + 2048 * (e + 1023) - 2048 * 1038.
+HWY_INLINE hn::Vec<DU64F> Log2Index(VF64 v) {
   const DU64F du;
-  const DI32Q di;
-  const auto bits = hn::BitCast(du, v);
-  // Same mantissa with exponent 15: v / 2^(e-15) in [2^15, 2^16).
-  const auto scaled = hn::BitCast(
-      df, hn::Or(hn::And(bits, hn::Set(du, 0x000FFFFFFFFFFFFFull)),
-                 hn::Set(du, std::uint64_t{1023 + 15} << 52)));
-  const auto index = hn::DemoteTo(di, scaled);  // truncation = floor (positive)
-  return {hn::GatherIndex(di, table, index), hn::ShiftRight<52>(bits)};
+  return hn::Or(hn::And(hn::ShiftRight<37>(hn::BitCast(du, v)), hn::Set(du, 0x7FFF)),
+                hn::Set(du, 0x8000));
+}
+HWY_INLINE hn::Vec<DU64F> Log2BiasedExp(VF64 v) {
+  return hn::ShiftRight<52>(hn::BitCast(DU64F(), v));
 }
 
 // Scalar reference of one pixel's terms (row tails).
@@ -206,57 +206,100 @@ HWY_INLINE void PixelTerms(std::int32_t sigma1_sq, std::int32_t sigma2_sq, std::
   }
 }
 
+// Adds the table entries of pixels [begin, end) of one row's log indices
+// (idx[0]: den; idx[1], idx[2]: the num term's numerator and denominator).
+HWY_INLINE void LookupTerms(const std::array<std::uint64_t*, 3>& idx, int begin, int end,
+                            std::int64_t& den_entries, std::int64_t& num_entries) {
+  const std::uint16_t* HWY_RESTRICT table = log2_table().data();
+  const std::uint64_t* HWY_RESTRICT id = idx[0];
+  const std::uint64_t* HWY_RESTRICT ia = idx[1];
+  const std::uint64_t* HWY_RESTRICT ib = idx[2];
+  for (int k = begin; k < end; ++k) {
+    den_entries += table[id[k]];
+    num_entries += std::int32_t{table[ia[k]]} - std::int32_t{table[ib[k]]};
+  }
+}
+
 // Adds the VIF terms of w pixels (sigma arrays, sigma2 already clamped at 0).
 // Lanes outside a branch take log arguments whose terms are exactly 0
 // (den: log2(2^17) - 17; num: log2(a) - log2(a)), so the log parts are
-// summed unmasked: table entries in int32 lanes and exponents in uint64
-// lanes, combined once per row.
-HWY_INLINE void RowTerms(const std::int32_t* HWY_RESTRICT s1p, const std::int32_t* HWY_RESTRICT s2p,
-                         const std::int32_t* HWY_RESTRICT s12p, int w, double gain_limit,
-                         ScaleSums& out) {
+// summed unmasked (exponents in uint64 lanes, wrapping differences whose
+// true partial sums are far inside int64) and combined once per row. The
+// vector loop writes the three table indices of every pixel to `cur`; the
+// table entries are read with scalar loads (three per cycle, independent
+// of each other, faster than gathers here), and those of the previous row
+// (`prev`, its first `prev_count` pixels; 0 for none) inside the same loop,
+// where they overlap with the double arithmetic. The caller adds the last
+// row's entries with LookupTerms. All sums are integer, so the order does
+// not matter. Not inlined, so the accumulators stay in registers. Returns
+// the number of pixels whose indices are in `cur`.
+HWY_NOINLINE int RowTerms(const std::int32_t* HWY_RESTRICT s1p,
+                          const std::int32_t* HWY_RESTRICT s2p,
+                          const std::int32_t* HWY_RESTRICT s12p, int w, double gain_limit,
+                          const std::array<std::uint64_t*, 3>& cur,
+                          const std::array<std::uint64_t*, 3>& prev, int prev_count,
+                          ScaleSums& out) {
   const DF64 df;
   const DI32Q di;
   const DU64F du;
   const int n = static_cast<int>(hn::Lanes(df));
-  const std::int32_t* table = detail::log2_table_i32();
   const VF64 nsq = hn::Set(df, static_cast<double>(kNsq));
   const VF64 zero = hn::Zero(df);
   const VF64 one = hn::Set(df, 1.0);
   const VF64 eps = hn::Set(df, 65536 * 1.0e-10);
   const VF64 limit = hn::Set(df, gain_limit);
-  auto den_entry = hn::Zero(di), num_entry = hn::Zero(di);
-  auto den_exp = hn::Zero(du), num_exp = hn::Zero(du);
+  const auto nsq_index = Log2Index(nsq);
+  std::uint64_t* HWY_RESTRICT idx_den = cur[0];
+  std::uint64_t* HWY_RESTRICT idx_a = cur[1];
+  std::uint64_t* HWY_RESTRICT idx_b = cur[2];
+  const std::uint16_t* HWY_RESTRICT table = log2_table().data();
+  const std::uint64_t* HWY_RESTRICT pd = prev[0];
+  const std::uint64_t* HWY_RESTRICT pa = prev[1];
+  const std::uint64_t* HWY_RESTRICT pb = prev[2];
+  std::int64_t den_entries = 0, num_entries = 0;
   VF64 acc_nnl = zero, acc_dnl = zero;
+  auto den_exp = hn::Zero(du), num_exp = hn::Zero(du);
   int j = 0;
   for (; j + n <= w; j += n) {
+    if (j + n <= prev_count) {
+      for (int k = j; k < j + n; ++k) {
+        den_entries += table[pd[k]];
+        num_entries += std::int32_t{table[pa[k]]} - std::int32_t{table[pb[k]]};
+      }
+    }
     const VF64 s1 = hn::PromoteTo(df, hn::LoadU(di, s1p + j));
     const VF64 s2 = hn::PromoteTo(df, hn::LoadU(di, s2p + j));
     const VF64 s12 = hn::PromoteTo(df, hn::LoadU(di, s12p + j));
     const auto m_den = hn::Ge(s1, nsq);
-    const Log2Parts den = Log2Split(hn::IfThenElse(m_den, hn::Add(s1, nsq), nsq), table);
-    den_entry = hn::Add(den_entry, den.entry);
-    den_exp = hn::Add(den_exp, den.biased_exp);
+    const VF64 den_arg = hn::IfThenElse(m_den, hn::Add(s1, nsq), nsq);
+    hn::StoreU(Log2Index(den_arg), du, idx_den + j);
+    den_exp = hn::Add(den_exp, Log2BiasedExp(den_arg));
     acc_nnl = hn::Add(acc_nnl, hn::IfThenZeroElse(m_den, s2));
     acc_dnl = hn::Add(acc_dnl, hn::IfThenZeroElse(m_den, one));
     const auto m_num = hn::And(m_den, hn::And(hn::Gt(s12, zero), hn::Gt(s2, zero)));
-    if (hn::AllFalse(df, m_num)) continue;
+    if (hn::AllFalse(df, m_num)) {
+      hn::StoreU(nsq_index, du, idx_a + j);
+      hn::StoreU(nsq_index, du, idx_b + j);
+      continue;
+    }
     VF64 g = hn::Div(s12, hn::Add(s1, eps));
     const VF64 sv = hn::Floor(hn::Max(hn::Sub(s2, hn::Mul(g, s12)), zero));
     g = hn::Min(g, limit);
     const VF64 numer1 = hn::Add(sv, nsq);
     const VF64 numer1_tmp = hn::Add(hn::Floor(hn::Mul(hn::Mul(g, g), s1)), numer1);
-    const Log2Parts a = Log2Split(hn::IfThenElse(m_num, numer1_tmp, nsq), table);
-    const Log2Parts b = Log2Split(hn::IfThenElse(m_num, numer1, nsq), table);
-    num_entry = hn::Add(num_entry, hn::Sub(a.entry, b.entry));
-    num_exp = hn::Add(num_exp, hn::Sub(a.biased_exp, b.biased_exp));
+    const VF64 a = hn::IfThenElse(m_num, numer1_tmp, nsq);
+    const VF64 b = hn::IfThenElse(m_num, numer1, nsq);
+    hn::StoreU(Log2Index(a), du, idx_a + j);
+    hn::StoreU(Log2Index(b), du, idx_b + j);
+    num_exp = hn::Add(num_exp, hn::Sub(Log2BiasedExp(a), Log2BiasedExp(b)));
   }
+  const int done = j;
+  // Entries of the previous row that the loop above did not reach.
+  LookupTerms(prev, std::min(done, prev_count) / n * n, prev_count, den_entries, num_entries);
   // Every lane of the vector loop counts in the den constant.
-  const std::int64_t lanes = j;
-  const DI64Q di64;
-  const std::int64_t den_entries = hn::GetLane(hn::SumOfLanes(di64, hn::PromoteTo(di64, den_entry)));
+  const std::int64_t lanes = done;
   const auto den_exps = static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(du, den_exp)));
   out.den_log += den_entries + 2048 * den_exps - lanes * (2048 * 1038 + 2048 * 17);
-  const std::int64_t num_entries = hn::GetLane(hn::SumOfLanes(di64, hn::PromoteTo(di64, num_entry)));
   const auto num_exps = static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(du, num_exp)));
   out.num_log += num_entries + 2048 * num_exps;
   out.num_non_log += static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(df, acc_nnl)));
@@ -269,6 +312,19 @@ HWY_INLINE void RowTerms(const std::int32_t* HWY_RESTRICT s1p, const std::int32_
     out.num_non_log += t.num_non_log;
     out.den_non_log += t.den_non_log;
   }
+  return done;
+}
+
+// Forces v into a register at this point: keeps the compiler from
+// reassociating a multiply-add chain into a tree of partial sums that it
+// then spills.
+template <class V>
+HWY_INLINE void KeepInRegister(V& v) {
+#if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__))
+  asm("" : "+v"(v.raw));
+#else
+  (void)v;
+#endif
 }
 
 // Vertical statistic pass at scale 0 for samples below 2^12 (8, 10 and 12
@@ -360,6 +416,16 @@ HWY_INLINE int VerticalStatRowPairs(const T* const* rr, const T* const* dr, int 
           yl = hn::Add(yl, hn::Mul(c32[k], sy));
           pl = hn::Add(pl, hn::Mul(c32[k], sp));
         }
+        KeepInRegister(m1);
+        KeepInRegister(m2);
+        KeepInRegister(xl);
+        KeepInRegister(yl);
+        KeepInRegister(pl);
+        if constexpr (kWide) {
+          KeepInRegister(xh);
+          KeepInRegister(yh);
+          KeepInRegister(ph);
+        }
       }
       // x86 multiply-add keeps every pair sum in its lane (sum1 unused).
       (void)unused;
@@ -383,6 +449,135 @@ HWY_INLINE int VerticalStatRowPairs(const T* const* rr, const T* const* dr, int 
     // Second moments: up to 32 bits, read as unsigned.
     for (int m = 0; m < 3; ++m) {
       store(shr(res[0][2 + m], 16), shr(res[1][2 + m], 16), out[2 + 2 * m] + j);
+      store(hn::And(res[0][2 + m], lo_mask), hn::And(res[1][2 + m], lo_mask),
+            out[3 + 2 * m] + j);
+    }
+  }
+  return j;
+}
+
+// Vertical statistic pass for 16-bit samples where both shifts are 16
+// (scales 1 and 2, and scale 0 at 16 bits: coefficients fit int16), over
+// whole blocks of 2N pixels; returns the number of pixels done. Samples are
+// biased into int16, xb = x - 2^15, and rows k and fw-1-k interleaved as
+// pairs, so one 16x16->32-bit multiply-add gives c*(xa + xb) - 2^16 c,
+// xa_b^2 + xb_b^2 (in [0, 2^31], read unsigned) or xa_b*ya_b + xb_b*yb_b
+// (in [-2^31 + 2^16, 2^31], read as P' = P + 2^31 - 2^16 in [0, 2^32)).
+// With A = sum c*x (< 2^32; the biased sums give A - 2^31 mod 2^32), the
+// coefficients summing to 2^16 and x = xb + 2^15:
+//   sum c*x^2 = S2 + 2^16 A - 2^46,  S2 = sum over pairs c*P = 2^16 H + L,
+//   sum c*x*y = Sxy + 2^15 (A1 + A2) - 2^46,
+//   Sxy = sum c*P' - (2^31 - 2^16) C = 2^16 (H' - (2^15 - 1) C) + L',
+// where C is the sum of the coefficients of the pairs (centre tap paired
+// with zero) and H, L (H', L') are the c-weighted sums of the high and low
+// 16-bit halves of P (P'). Every such sum is below C * 65535 < 2^32 - 2^17,
+// because C <= (65536 + 26386) / 2. Hence, modulo 2^32 (the reference
+// truncates to 32 bits),
+//   (sum c*x^2 + 2^15) >> 16 = A - 2^30 + H + ((L + 2^15) >> 16),
+//   (sum c*x*y + 2^15) >> 16 = H' - (2^15 - 1) C + floor((A1 + A2) / 2) - 2^30
+//                              + ((L' + 2^15 ((A1 + A2) & 1) + 2^15) >> 16).
+// Pixel order is restored as in VerticalStatRowPairs.
+template <int scale>
+HWY_INLINE int VerticalStatRowPairs16(const std::uint16_t* const* rr,
+                                      const std::uint16_t* const* dr, int w, Workspace& ws) {
+  static_assert(scale <= 2, "coefficients must fit int16");
+  const DI32 d32;
+  const DU32 du;
+  const hn::Repartition<std::int16_t, DI32> d16;
+  const hn::RebindToUnsigned<decltype(d16)> du16;
+  using V16 = hn::Vec<decltype(d16)>;
+  using V32 = hn::Vec<DU32>;
+  const int n16 = static_cast<int>(hn::Lanes(d16));
+  constexpr int fw = kFilterWidth[scale];
+  constexpr int half = fw / 2;
+  const std::uint16_t* filt = kFilters[scale];
+  std::uint32_t pair_coef_sum = 0;
+  for (int k = 0; k <= half; ++k) pair_coef_sum += filt[k];
+  const V32 xy_const = hn::Set(du, (std::uint32_t{1} << 30) + 32767u * pair_coef_sum);
+  const V32 pxy_offset = hn::Set(du, 0x7FFF0000u);
+  const V32 sign = hn::Set(du, 0x80000000u);
+  const V32 two30 = hn::Set(du, std::uint32_t{1} << 30);
+  const V32 round16 = hn::Set(du, 32768);
+  const V32 lo_mask = hn::Set(du, 0xFFFF);
+  const V32 one = hn::Set(du, 1);
+  const auto bias16 = hn::Set(du16, 0x8000);
+  const auto load = [&](const std::uint16_t* p) -> V16 {
+    return hn::BitCast(d16, hn::Xor(hn::LoadU(du16, p), bias16));
+  };
+  std::uint16_t* const* out = ws.vrow.data();
+  const hn::Vec<DI32> bias32 = hn::Set(d32, 32768);
+  const auto store = [&](V32 lo, V32 hi, std::uint16_t* p) {
+    hn::StoreU(hn::ReorderDemote2To(d16, hn::Sub(hn::BitCast(d32, lo), bias32),
+                                    hn::Sub(hn::BitCast(d32, hi), bias32)),
+               d16, reinterpret_cast<std::int16_t*>(p));
+  };
+  V16 cc[half + 1];
+  V32 c32[half + 1];
+  for (int k = 0; k <= half; ++k) {
+    const std::uint32_t c = filt[k];
+    cc[k] = hn::BitCast(d16, hn::Set(du, c | (c << 16)));
+    c32[k] = hn::Set(du, c);
+  }
+  const auto madd = [&](V16 a, V16 b) {  // pair sums, as uint32 bit patterns
+    hn::Vec<DI32> unused = hn::Zero(d32);
+    return hn::BitCast(du, hn::ReorderWidenMulAccumulate(d32, a, b, hn::Zero(d32), unused));
+  };
+  int j = 0;
+  for (; j + n16 <= w; j += n16) {
+    V32 res[2][5];
+    VQE_UNROLL_ALL
+    for (int part = 0; part < 2; ++part) {
+      V32 m1 = hn::Zero(du), m2 = m1, xh = m1, xl = m1, yh = m1, yl = m1, ph = m1, pl = m1;
+      VQE_UNROLL_ALL
+      for (int k = 0; k <= half; ++k) {
+        const V16 xa = load(rr[k] + j);
+        const V16 ya = load(dr[k] + j);
+        const V16 xb = k < half ? load(rr[fw - 1 - k] + j) : hn::Zero(d16);
+        const V16 yb = k < half ? load(dr[fw - 1 - k] + j) : hn::Zero(d16);
+        const V16 ix = part == 0 ? hn::InterleaveLower(d16, xa, xb)
+                                 : hn::InterleaveUpper(d16, xa, xb);
+        const V16 iy = part == 0 ? hn::InterleaveLower(d16, ya, yb)
+                                 : hn::InterleaveUpper(d16, ya, yb);
+        m1 = hn::Add(m1, madd(ix, cc[k]));
+        m2 = hn::Add(m2, madd(iy, cc[k]));
+        const V32 sx = madd(ix, ix);
+        const V32 sy = madd(iy, iy);
+        const V32 sp = hn::Add(madd(ix, iy), pxy_offset);
+        xh = hn::Add(xh, hn::Mul(c32[k], hn::ShiftRight<16>(sx)));
+        xl = hn::Add(xl, hn::Mul(c32[k], hn::And(sx, lo_mask)));
+        yh = hn::Add(yh, hn::Mul(c32[k], hn::ShiftRight<16>(sy)));
+        yl = hn::Add(yl, hn::Mul(c32[k], hn::And(sy, lo_mask)));
+        ph = hn::Add(ph, hn::Mul(c32[k], hn::ShiftRight<16>(sp)));
+        pl = hn::Add(pl, hn::Mul(c32[k], hn::And(sp, lo_mask)));
+        KeepInRegister(m1);
+        KeepInRegister(m2);
+        KeepInRegister(xh);
+        KeepInRegister(xl);
+        KeepInRegister(yh);
+        KeepInRegister(yl);
+        KeepInRegister(ph);
+        KeepInRegister(pl);
+      }
+      const V32 a1 = hn::Xor(m1, sign);  // sum c*x
+      const V32 a2 = hn::Xor(m2, sign);
+      res[part][0] = hn::ShiftRight<16>(hn::Add(a1, round16));
+      res[part][1] = hn::ShiftRight<16>(hn::Add(a2, round16));
+      res[part][2] = hn::Add(hn::Sub(hn::Add(a1, xh), two30),
+                             hn::ShiftRight<16>(hn::Add(xl, round16)));
+      res[part][3] = hn::Add(hn::Sub(hn::Add(a2, yh), two30),
+                             hn::ShiftRight<16>(hn::Add(yl, round16)));
+      // floor((a1 + a2) / 2) and (a1 + a2) & 1 without a 33-bit sum.
+      const V32 half_sum = hn::Add(hn::Add(hn::ShiftRight<1>(a1), hn::ShiftRight<1>(a2)),
+                                   hn::And(hn::And(a1, a2), one));
+      const V32 odd = hn::And(hn::Xor(a1, a2), one);
+      const V32 low = hn::Add(hn::Add(pl, round16), hn::ShiftLeft<15>(odd));
+      res[part][4] = hn::Add(hn::Sub(hn::Add(ph, half_sum), xy_const), hn::ShiftRight<16>(low));
+    }
+    store(res[0][0], res[1][0], out[0] + j);
+    store(res[0][1], res[1][1], out[1] + j);
+    for (int m = 0; m < 3; ++m) {
+      store(hn::ShiftRight<16>(res[0][2 + m]), hn::ShiftRight<16>(res[1][2 + m]),
+            out[2 + 2 * m] + j);
       store(hn::And(res[0][2 + m], lo_mask), hn::And(res[1][2 + m], lo_mask),
             out[3 + 2 * m] + j);
     }
@@ -588,15 +783,18 @@ HWY_INLINE int HorizontalStatRowPairs(int w, Workspace& ws) {
   for (int p = 0; p < pairs; ++p) {
     const std::uint32_t c0 = filt[2 * p];
     const std::uint32_t c1 = 2 * p + 1 < fw ? filt[2 * p + 1] : 0;
-    coef[p] = hn::BitCast(d16, hn::Set(du, c0 | (c1 << 16)));
+    coef[p] = hn::BitCast(d16, hn::Set(du, detail::opaque(c0 | (c1 << 16))));
   }
   const VU32 unbias = hn::Set(du, 0x80000000u);
-  int j = 0;
-  for (; j + 2 * n <= w; j += 2 * n) {
-    VU32 even[8], odd[8];
-    for (int ch = 0; ch < 8; ++ch) {
-      const std::int16_t* base =
-          reinterpret_cast<const std::int16_t*>(ws.vrow[static_cast<std::size_t>(ch)]) + j - half;
+  const int done = w / (2 * n) * (2 * n);
+  // One channel at a time over the row (a short loop that keeps its
+  // accumulators and coefficients in registers), into ws.hsum.
+  for (int ch = 0; ch < 8; ++ch) {
+    const std::int16_t* row =
+        reinterpret_cast<const std::int16_t*>(ws.vrow[static_cast<std::size_t>(ch)]) - half;
+    std::uint32_t* HWY_RESTRICT dst = ws.hsum + ch * ws.hsum_stride;
+    for (int j = 0; j < done; j += 2 * n) {
+      const std::int16_t* base = row + j;
       auto se = hn::Zero(d32), so = hn::Zero(d32), unused_e = hn::Zero(d32),
            unused_o = hn::Zero(d32);
       VQE_UNROLL_ALL
@@ -605,14 +803,21 @@ HWY_INLINE int HorizontalStatRowPairs(int w, Workspace& ws) {
                                            unused_e);
         so = hn::ReorderWidenMulAccumulate(d32, hn::LoadU(d16, base + 2 * p + 1), coef[p], so,
                                            unused_o);
+        KeepInRegister(se);
+        KeepInRegister(so);
       }
-      even[ch] = hn::Xor(hn::BitCast(du, hn::RearrangeToOddPlusEven(se, unused_e)), unbias);
-      odd[ch] = hn::Xor(hn::BitCast(du, hn::RearrangeToOddPlusEven(so, unused_o)), unbias);
+      hn::StoreU(hn::Xor(hn::BitCast(du, hn::RearrangeToOddPlusEven(se, unused_e)), unbias), du,
+                 dst + j);
+      hn::StoreU(hn::Xor(hn::BitCast(du, hn::RearrangeToOddPlusEven(so, unused_o)), unbias), du,
+                 dst + j + n);
     }
-    StoreSigmas(even, ws, j);
-    StoreSigmas(odd, ws, j + n);
   }
-  return j;
+  for (int j = 0; j < done; j += n) {
+    VU32 acc[8];
+    for (int ch = 0; ch < 8; ++ch) acc[ch] = hn::LoadU(du, ws.hsum + ch * ws.hsum_stride + j);
+    StoreSigmas(acc, ws, j);
+  }
+  return done;
 }
 
 // Scalar horizontal pass for pixels [j0, w) (the reference's arithmetic on
@@ -669,9 +874,11 @@ ScaleSums StatisticScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
   const T* rr[fw];
   const T* dr[fw];
   ScaleSums sums;
+  int prev_count = 0;  // pixels of the previous row whose log entries are pending
   for (int i = 0; i < h; ++i) {
     for (int fi = 0; fi < fw; ++fi) {
-      const std::ptrdiff_t r = reflect101(i - half + fi, h);
+      const int y = i - half + fi;
+      const std::ptrdiff_t r = (y >= 0 && y < h) ? y : reflect101(y, h);
       rr[fi] = ref + r * ref_stride;
       dr[fi] = dis + r * dis_stride;
     }
@@ -679,10 +886,21 @@ ScaleSums StatisticScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
     if constexpr (scale == 0) {
       if (bit_depth <= 12) j0 = VerticalStatRowPairs<scale>(rr, dr, w, bit_depth, *ws);
     }
+    if constexpr (sizeof(T) == 2 && scale <= 2) {
+      if (scale > 0 || bit_depth == 16) j0 = VerticalStatRowPairs16<scale>(rr, dr, w, *ws);
+    }
     VerticalStatRow<scale>(rr, dr, j0, w, bit_depth, *ws);
     HorizontalStatRow<scale>(w, *ws);
-    RowTerms(ws->sigma1, ws->sigma2, ws->sigma12, w, gain_limit, sums);
+    const int parity = i & 1;
+    prev_count = RowTerms(ws->sigma1, ws->sigma2, ws->sigma12, w, gain_limit,
+                          ws->log_idx[static_cast<std::size_t>(parity)],
+                          ws->log_idx[static_cast<std::size_t>(parity ^ 1)], prev_count, sums);
   }
+  std::int64_t den_entries = 0, num_entries = 0;
+  LookupTerms(ws->log_idx[static_cast<std::size_t>((h - 1) & 1)], 0, prev_count, den_entries,
+              num_entries);
+  sums.den_log += den_entries;
+  sums.num_log += num_entries;
   return sums;
 }
 
@@ -714,15 +932,16 @@ ScaleSums Statistic16(const std::uint16_t* ref, std::ptrdiff_t ref_stride,
   return StatisticImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, gain_limit, ws);
 }
 
-// Blur with scale+1's filter, keep even rows and columns.
-template <typename T>
-void SubsampleImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
-                   std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                   Workspace* ws, std::uint16_t* out_ref_img, std::uint16_t* out_dis_img) {
+// Blur with scale+1's filter, keep even rows and columns. The filter length
+// is a template argument so that the tap loops unroll.
+template <int scale, typename T>
+void SubsampleScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                    std::ptrdiff_t dis_stride, int w, int h, int bit_depth, Workspace* ws,
+                    std::uint16_t* out_ref_img, std::uint16_t* out_dis_img) {
   const DU32 d;
   const int n = static_cast<int>(hn::Lanes(d));
-  const int fw = kFilterWidth[scale + 1];
-  const int half = fw / 2;
+  constexpr int fw = kFilterWidth[scale + 1];
+  constexpr int half = fw / 2;
   const std::uint16_t* filt = kFilters[scale + 1];
   int shift = 16;
   std::uint32_t round = 32768;
@@ -741,13 +960,15 @@ void SubsampleImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
   for (int oi = 0; oi < oh; ++oi) {
     const int i = 2 * oi;
     for (int fi = 0; fi < fw; ++fi) {
-      const std::ptrdiff_t r = reflect101(i - half + fi, h);
+      const int y = i - half + fi;
+      const std::ptrdiff_t r = (y >= 0 && y < h) ? y : reflect101(y, h);
       rr[fi] = ref + r * ref_stride;
       dr[fi] = dis + r * dis_stride;
     }
     int j = 0;
     for (; j + n <= w; j += n) {
       VU32 ar = hn::Zero(d), ad = ar;
+      VQE_UNROLL_ALL
       for (int k = 0; k <= half; ++k) {
         const VU32 c = hn::Set(d, filt[k]);
         VU32 xr = LoadWide(rr[k] + j);
@@ -780,6 +1001,7 @@ void SubsampleImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
     int oj = 0;
     for (; oj + n <= ow; oj += n) {
       VU32 ar = hn::Zero(d), ad = ar;
+      VQE_UNROLL_ALL
       for (int k = 0; k <= half; ++k) {
         const VU32 c = hn::Set(d, filt[k]);
         const int a = 2 * oj - half + k;
@@ -809,6 +1031,23 @@ void SubsampleImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
       out_ref[oj] = static_cast<std::uint16_t>((acc_ref + 32768) >> 16);
       out_dis[oj] = static_cast<std::uint16_t>((acc_dis + 32768) >> 16);
     }
+  }
+}
+
+template <typename T>
+void SubsampleImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                   std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
+                   Workspace* ws, std::uint16_t* out_ref, std::uint16_t* out_dis) {
+  switch (scale) {
+    case 0:
+      return SubsampleScale<0>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
+                               out_dis);
+    case 1:
+      return SubsampleScale<1>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
+                               out_dis);
+    default:
+      return SubsampleScale<2>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
+                               out_dis);
   }
 }
 
