@@ -43,6 +43,11 @@ class FeatureExtractor {
   /// one instance). Temporal extractors also run on every frame under
   /// --subsample, as libvmaf's TEMPORAL/PREV_REF extractors do.
   virtual bool temporal() const { return false; }
+  /// True if extract() must see every frame, also under --subsample
+  /// (libvmaf's TEMPORAL flag). Always true for temporal extractors; a
+  /// non-temporal extractor may also ask for it when its per-video state is
+  /// order-independent and shared between its clones (psnr's APSNR totals).
+  virtual bool every_frame() const { return temporal(); }
 
   /// A fresh, un-initialised instance with the same options, for another
   /// worker thread. Only called for non-temporal extractors.

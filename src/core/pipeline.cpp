@@ -117,8 +117,11 @@ class WorkerPool {
           std::lock_guard lock(mutex_);
           failed = static_cast<bool>(error_);
         }
-        if (!failed && (subsample_ <= 1 || pair->index % subsample_ == 0))
-          for (auto& e : extractors) e->extract(pair->reference, pair->distorted, pair->index, out_);
+        const bool sampled = subsample_ <= 1 || pair->index % subsample_ == 0;
+        if (!failed)
+          for (auto& e : extractors)
+            if (sampled || e->every_frame())
+              e->extract(pair->reference, pair->distorted, pair->index, out_);
       } catch (...) {
         std::lock_guard lock(mutex_);
         if (!error_) error_ = std::current_exception();
@@ -323,8 +326,8 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
         workers->submit(pair);
         workers->rethrow_if_failed();
       } else {
-        if (index % subsample == 0)
-          for (FeatureExtractor* e : parallel)
+        for (FeatureExtractor* e : parallel)
+          if (index % subsample == 0 || e->every_frame())
             e->extract(pair->reference, pair->distorted, index, result.features);
         frames.release(pair);
       }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "io/video_reader.h"
 
+#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -118,43 +119,62 @@ void VideoReader::fail(const std::string& what) const {
   throw Error(fmt::format("{}: {}", path_, what));
 }
 
+namespace {
+
+// Reads `bytes` into `dst`; false if the file ends first.
+bool read_exact(std::FILE* file, void* dst, std::size_t bytes) {
+  return std::fread(dst, 1, bytes, file) == bytes;
+}
+
+// Little-endian 16-bit words as they are in the file -> native uint16_t,
+// in place (a no-op on little-endian hosts).
+void words_from_le(std::uint16_t* row, int width) {
+  if constexpr (std::endian::native == std::endian::little) return;
+  for (int x = 0; x < width; ++x) {
+    const auto* b = reinterpret_cast<const std::uint8_t*>(row + x);
+    row[x] = static_cast<std::uint16_t>(b[0] | (b[1] << 8));
+  }
+}
+
+}  // namespace
+
 void VideoReader::read_plane(Plane& plane, int plane_index) {
   const int bps = format_.bytes_per_sample();
   const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
+  const auto truncated = [&](int row) {
+    fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the file ends)",
+                     frames_read_, plane_index, row, plane.height));
+  };
+  // Samples go straight from the file into the picture: the whole plane in
+  // one read when its rows are contiguous, else row by row.
+  if (static_cast<std::size_t>(plane.stride) == row_bytes) {
+    const std::size_t bytes = row_bytes * static_cast<std::size_t>(plane.height);
+    const std::size_t got = std::fread(plane.data, 1, bytes, file_);
+    if (got != bytes) truncated(static_cast<int>(got / row_bytes));
+  } else {
+    for (int y = 0; y < plane.height; ++y)
+      if (!read_exact(file_, plane.row<std::uint8_t>(y), row_bytes)) truncated(y);
+  }
+  if (bps == 1) return;
+  // Above 8 bits: native order, and no sample above the bit depth's maximum.
   const unsigned max_sample = (1u << format_.bit_depth) - 1;
   for (int y = 0; y < plane.height; ++y) {
-    std::uint8_t* dst = plane.row<std::uint8_t>(y);
-    const std::size_t got = std::fread(bps == 1 ? dst : row_buffer_.get(), 1, row_bytes, file_);
-    if (got != row_bytes) {
-      fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the file ends)",
-                       frames_read_, plane_index, y, plane.height));
-    }
-    if (bps == 2) {
-      const std::uint8_t* src = row_buffer_.get();
-      auto* out = plane.row<std::uint16_t>(y);
-      unsigned any = 0;
-      for (int x = 0; x < plane.width; ++x) {
-        const unsigned v = src[2 * x] | (static_cast<unsigned>(src[2 * x + 1]) << 8);
-        out[x] = static_cast<std::uint16_t>(v);
-        any |= v;
-      }
-      if (any > max_sample) {
-        for (int x = 0; x < plane.width; ++x)
-          if (out[x] > max_sample)
-            fail(fmt::format("frame {}: sample {} at plane {} ({}, {}) exceeds the {}-bit "
-                             "maximum {}",
-                             frames_read_, out[x], plane_index, x, y, format_.bit_depth,
-                             max_sample));
-      }
-    }
+    std::uint16_t* row = plane.row<std::uint16_t>(y);
+    words_from_le(row, plane.width);
+    unsigned any = 0;
+    for (int x = 0; x < plane.width; ++x) any |= row[x];
+    if (any <= max_sample) continue;
+    for (int x = 0; x < plane.width; ++x)
+      if (row[x] > max_sample)
+        fail(fmt::format("frame {}: sample {} at plane {} ({}, {}) exceeds the {}-bit maximum {}",
+                         frames_read_, row[x], plane_index, x, y, format_.bit_depth,
+                         max_sample));
   }
 }
 
 bool VideoReader::read(Picture& picture) {
   if (!begin_frame()) return false;
   if (!(picture.format() == format_)) picture = Picture(format_);
-  if (format_.bytes_per_sample() == 2 && !row_buffer_)
-    row_buffer_ = std::make_unique<std::uint8_t[]>(static_cast<std::size_t>(format_.width) * 2);
   for (int p = 0; p < picture.num_planes(); ++p) read_plane(picture.plane(p), p);
   ++frames_read_;
   return true;

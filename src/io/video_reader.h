@@ -52,7 +52,6 @@ class VideoReader {
 
  private:
   void read_plane(Plane& plane, int plane_index);
-  std::unique_ptr<std::uint8_t[]> row_buffer_;
 };
 
 /// Opens a video. `raw` == nullptr means a Y4M file (header parsed from the

@@ -45,10 +45,14 @@ class PsnrExtractor final : public FeatureExtractor {
 
   void flush(FeatureCollector& out) override { scorer_.flush(out); }
 
-  bool temporal() const override { return true; }  // accumulates APSNR in frame order
+  // Every frame, also under --subsample (libvmaf's psnr is TEMPORAL), but on
+  // the worker threads: the APSNR totals are shared integer sums.
+  bool every_frame() const override { return true; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
-    return std::make_unique<PsnrExtractor>(opts_);
+    auto copy = std::make_unique<PsnrExtractor>(opts_);
+    copy->scorer_.share_totals_with(scorer_);
+    return copy;
   }
 
  private:

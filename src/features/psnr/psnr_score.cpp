@@ -33,7 +33,6 @@ void Scorer::init(const VideoFormat& format) {
     } else {
       psnr_max_[p] = 6.0 * bpc + 12.0;
     }
-    apsnr_sse_[p] = apsnr_pixels_[p] = 0;
   }
 }
 
@@ -51,8 +50,8 @@ void Scorer::add(int plane, std::uint64_t sse, unsigned index, FeatureCollector&
   const double peak = format_.bit_depth == 8 ? 255.0 : static_cast<double>(peak_);
   const std::uint64_t n = static_cast<std::uint64_t>(format_.plane_width(plane)) *
                           static_cast<std::uint64_t>(format_.plane_height(plane));
-  apsnr_sse_[plane] += sse;
-  apsnr_pixels_[plane] += n;
+  totals_->sse[plane].fetch_add(sse, std::memory_order_relaxed);
+  totals_->pixels[plane].fetch_add(n, std::memory_order_relaxed);
   const double mse = static_cast<double>(sse) / static_cast<double>(n);
   const double psnr =
       std::min(10.0 * std::log10(peak * peak / std::max(mse, 1e-16)), psnr_max_[plane]);
@@ -64,14 +63,15 @@ void Scorer::flush(FeatureCollector& out) const {
   if (!enable_apsnr_) return;
   const double peak_sq = static_cast<double>(peak_) * peak_;
   for (int p = 0; p < planes_; ++p) {
+    const std::uint64_t sse = totals_->sse[p].load(), pixels = totals_->pixels[p].load();
     const double apsnr = 10.0 * (std::log10(peak_sq) +
-                                 std::log10(static_cast<double>(apsnr_pixels_[p])) -
-                                 std::log10(static_cast<double>(apsnr_sse_[p])));
+                                 std::log10(static_cast<double>(pixels)) -
+                                 std::log10(static_cast<double>(sse)));
     // peak² · n · 2 as an exact integer (libvmaf's uint64 product, which
     // VQE keeps from overflowing on long 16-bit videos).
     const unsigned __int128 cap_arg =
         static_cast<unsigned __int128>(static_cast<std::uint64_t>(peak_) * peak_) *
-        apsnr_pixels_[p] * 2u;
+        pixels * 2u;
     const double max_apsnr = std::ceil(10.0 * std::log10(static_cast<double>(cap_arg)));
     out.set_aggregate(kApsnrNames[p], apsnr < max_apsnr ? apsnr : max_apsnr);
   }

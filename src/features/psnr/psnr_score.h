@@ -5,7 +5,9 @@
 /// definitions: peak 255 at 8 bits, 2^bpc − 1 or 255·2^(bpc−8) above; PSNR
 /// capped at 6·bpc + 12 dB or by min_sse).
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,15 +24,18 @@ namespace vqe::psnr {
 class Scorer {
  public:
   explicit Scorer(const ParsedOptions& options);
-  /// Sets the peak and caps for `format` and clears the APSNR totals.
+  /// Sets the peak and caps for `format`.
   void init(const VideoFormat& format);
+  /// Makes this scorer add into `other`'s APSNR totals (for per-thread
+  /// copies of one extractor: the totals are integer sums, so the order in
+  /// which threads add frames does not matter).
+  void share_totals_with(const Scorer& other) { totals_ = other.totals_; }
   /// Planes scored: 3, or 1 for 4:0:0 input or enable_chroma=false.
   int planes() const { return planes_; }
   /// Emitted names, in output order (psnr_y, [mse_y], psnr_cb, ...).
   std::vector<std::string> feature_names() const;
-  /// Records plane `plane`'s Σ(ref − dist)² for frame `index`; frames must
-  /// come in order for the APSNR totals (they are sums, so any order gives
-  /// the same totals, but every frame must come once).
+  /// Records plane `plane`'s Σ(ref − dist)² for frame `index`. Frames may
+  /// come in any order and from several threads; each must come once.
   void add(int plane, std::uint64_t sse, unsigned index, FeatureCollector& out);
   /// Emits the APSNR aggregates when enable_apsnr is set.
   void flush(FeatureCollector& out) const;
@@ -42,8 +47,11 @@ class Scorer {
   unsigned peak_ = 255;
   int planes_ = 1;
   double psnr_max_[3] = {60, 60, 60};
-  std::uint64_t apsnr_sse_[3] = {0, 0, 0};
-  std::uint64_t apsnr_pixels_[3] = {0, 0, 0};
+  struct Totals {
+    std::atomic<std::uint64_t> sse[3] = {0, 0, 0};
+    std::atomic<std::uint64_t> pixels[3] = {0, 0, 0};
+  };
+  std::shared_ptr<Totals> totals_ = std::make_shared<Totals>();
 };
 
 }  // namespace vqe::psnr
