@@ -6,12 +6,15 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "core/simd.h"
 #include "golden/golden_runs.h"
 #include "test_util.h"
 #include "vqe/error.h"
@@ -67,9 +70,29 @@ Status worst(Status a, Status b) {
   return rank(a) >= rank(b) ? a : b;
 }
 
+// $VQE_CPU_LEVEL (scalar, sse4, avx2, avx512) runs the whole golden test at
+// that SIMD level; ctest runs it once per level (a level this CPU lacks is
+// skipped). Unset: the best level.
+std::optional<std::string> cpu_level_skip_reason() {
+  const char* name = std::getenv("VQE_CPU_LEVEL");
+  if (!name || !*name) return std::nullopt;
+  const auto level = vqe::simd::parse_level(name);
+  if (!level) return fmt::format("unknown VQE_CPU_LEVEL '{}'", name);
+  if (*level > vqe::simd::max_level())
+    return fmt::format("this CPU does not support level {}", name);
+  vqe::simd::set_level(*level);
+  return std::nullopt;
+}
+
 class Golden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Golden, MatchesReference) {
+  static const std::optional<std::string> skip = cpu_level_skip_reason();
+  if (skip) {
+    // An unknown name is a mistake in the test set-up, not a missing feature.
+    ASSERT_EQ(skip->find("unknown"), std::string::npos) << *skip;
+    GTEST_SKIP() << *skip;
+  }
   VQE_REQUIRE_SHARED(shared);
   const std::string file = GetParam();
   const nlohmann::json ref = load_reference(file);
