@@ -169,14 +169,17 @@ void make_decouple_inputs(std::mt19937& rng, int n, std::int64_t range, std::vec
       const T m = static_cast<T>(-range - 1);
       o[0][j] = o[1][j] = t[0][j] = t[1][j] = m;
     }
-    if (kd == 9 && range >= (std::int64_t{1} << 30) - 1) {
-      // dot = 2^60 + 2^36 + 1: its nearest double is a float midpoint, so a
-      // conversion through double would round it the wrong way.
-      const T sign = static_cast<T>(j % 2 == 0 ? 1 : -1);
-      o[0][j] = static_cast<T>(std::int64_t{1} << 30);
-      t[0][j] = static_cast<T>(sign * (std::int64_t{1} << 30));
-      o[1][j] = 130561;
-      t[1][j] = static_cast<T>(sign * 526321);
+    // Only 32-bit inputs reach this range (16-bit rows never do).
+    if constexpr (sizeof(T) >= 4) {
+      if (kd == 9 && range >= (std::int64_t{1} << 30) - 1) {
+        // dot = 2^60 + 2^36 + 1: its nearest double is a float midpoint, so a
+        // conversion through double would round it the wrong way.
+        const T sign = static_cast<T>(j % 2 == 0 ? 1 : -1);
+        o[0][j] = static_cast<T>(std::int64_t{1} << 30);
+        t[0][j] = static_cast<T>(sign * (std::int64_t{1} << 30));
+        o[1][j] = static_cast<T>(130561);
+        t[1][j] = static_cast<T>(sign * 526321);
+      }
     }
   }
 }
