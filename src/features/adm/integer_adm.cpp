@@ -140,6 +140,13 @@ bool within_one_degree(std::int64_t oh, std::int64_t ov, std::int64_t th, std::i
 
 namespace kernels {
 
+// a + b modulo 2^64. Real frames never come near int64's range; synthetic
+// extreme rows in the SIMD equality tests can, and there the scalar
+// reference must wrap like the vector lanes instead of overflowing.
+inline std::int64_t wrapping_add(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
 namespace {
 
 template <typename T>
@@ -396,7 +403,8 @@ void masked0_row(const MaskRow<std::int16_t>& r, int begin, int end,
       if (x < 0) x = 0;
       const auto x_sq = static_cast<std::int32_t>(
           (static_cast<std::int64_t>(x) * x + kSqAdd[theta]) >> kSqShift[theta]);
-      inner[theta] += (static_cast<std::int64_t>(x_sq) * x + cub_add[theta]) >> cub_shift[theta];
+      inner[theta] = wrapping_add(
+          inner[theta], (static_cast<std::int64_t>(x_sq) * x + cub_add[theta]) >> cub_shift[theta]);
     }
   }
 }
@@ -415,7 +423,8 @@ void masked123_row(const MaskRow<std::int32_t>& r, int begin, int end,
       if (x < 0) x = 0;
       const auto x_sq =
           static_cast<std::int32_t>((static_cast<std::int64_t>(x) * x + 536870912) >> 30);
-      inner[theta] += (static_cast<std::int64_t>(x_sq) * x + cub_add) >> cub_shift;
+      inner[theta] =
+          wrapping_add(inner[theta], (static_cast<std::int64_t>(x_sq) * x + cub_add) >> cub_shift);
     }
   }
 }
