@@ -80,6 +80,8 @@ std::optional<std::string> cpu_level_skip_reason() {
   if (!level) return fmt::format("unknown VQE_CPU_LEVEL '{}'", name);
   if (*level > vqe::simd::max_level())
     return fmt::format("this CPU does not support level {}", name);
+  if (*level == vqe::simd::max_level())
+    return fmt::format("level {} is this CPU's best: the default golden run covers it", name);
   vqe::simd::set_level(*level);
   return std::nullopt;
 }
