@@ -42,13 +42,15 @@ TEST(Threads, BitIdenticalForAnyThreadCount) {
     for (const ExtractorInfo* e : all_extractors()) {
       std::map<std::string, std::vector<std::uint64_t>> one;
       try {
-        one = snapshot(run_features(ref, dist, {{e->name, {}}}, 1));
+        one = snapshot(run_features(ref, dist, {{e->name, {}}}, 0));
       } catch (const Error&) {
         // Refused at this format: every thread count must refuse too.
         EXPECT_THROW(run_features(ref, dist, {{e->name, {}}}, 2), Error) << e->name;
         continue;
       }
-      for (unsigned threads : {2u, 8u})
+      // 0: no workers, no tiles; from 1 on, frames and row tiles spread over
+      // the workers.
+      for (unsigned threads : {1u, 2u, 8u})
         EXPECT_EQ(snapshot(run_features(ref, dist, {{e->name, {}}}, threads)), one)
             << e->name << " with " << threads << " threads on " << dist.filename();
       ++compared;

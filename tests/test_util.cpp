@@ -141,11 +141,13 @@ Picture distort_picture(const Picture& reference, std::uint32_t seed, int amount
 }
 
 FeatureCollector run_on_pictures(const std::string& name, const OptionValues& options,
-                                 const std::vector<std::pair<Picture, Picture>>& frames) {
+                                 const std::vector<std::pair<Picture, Picture>>& frames,
+                                 TileRunner* tiles) {
   FeatureCollector out;
   if (frames.empty()) return out;
   auto extractor = make_extractor(name, options);
   extractor->init(frames.front().first.format());
+  extractor->set_tile_runner(tiles);
   for (const std::string& feature : extractor->feature_names()) out.declare(feature);
   for (std::size_t i = 0; i < frames.size(); ++i)
     extractor->extract(frames[i].first, frames[i].second, static_cast<unsigned>(i), out);

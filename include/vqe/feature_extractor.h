@@ -10,6 +10,7 @@
 #include "vqe/feature_collector.h"
 #include "vqe/options.h"
 #include "vqe/picture.h"
+#include "vqe/tiles.h"
 
 namespace vqe {
 
@@ -38,6 +39,12 @@ class FeatureExtractor {
   /// Emits values that need the end of the video (temporal features, the
   /// last frame's motion2, aggregate metrics).
   virtual void flush(FeatureCollector& out) { (void)out; }
+
+  /// Gives the extractor the job's row-tile runner, which it may use in
+  /// extract() to spread one frame over the job's threads (see tiles.h).
+  /// Called after init(), before the first frame; `runner` outlives the
+  /// job. Extractors that do not tile ignore it (the default).
+  virtual void set_tile_runner(TileRunner* runner) { (void)runner; }
 
   /// True if extract() needs the previous frames (frames arrive in order on
   /// one instance). Temporal extractors also run on every frame under

@@ -8,12 +8,14 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "backend/cuda/backend.h"
 #include "backend/cuda/device.h"
+#include "core/work_scheduler.h"
 #include "io/video_reader.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
@@ -66,32 +68,23 @@ class WorkerPool {
  public:
   WorkerPool(unsigned n, const std::vector<FeatureExtractor*>& prototypes,
              const VideoFormat& format, FeatureCollector& out, FramePool& frames,
-             unsigned subsample)
-      : out_(out), frames_(frames), subsample_(subsample) {
+             unsigned subsample, WorkScheduler& scheduler)
+      : out_(out), frames_(frames), subsample_(subsample), scheduler_(scheduler) {
     for (unsigned t = 0; t < n; ++t) {
       std::vector<std::unique_ptr<FeatureExtractor>> own;
       for (FeatureExtractor* p : prototypes) {
         own.push_back(p->clone());
         own.back()->init(format);
+        own.back()->set_tile_runner(&scheduler_);
       }
       threads_.emplace_back([this, own = std::move(own)]() mutable { loop(own); });
     }
   }
   ~WorkerPool() { stop(); }
 
-  void submit(FramePair* pair) {
-    {
-      std::lock_guard lock(mutex_);
-      queue_.push_back(pair);
-    }
-    cv_.notify_one();
-  }
+  void submit(FramePair* pair) { scheduler_.push(pair); }
   void stop() {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    cv_.notify_all();
+    scheduler_.stop();
     for (auto& t : threads_)
       if (t.joinable()) t.join();
   }
@@ -102,15 +95,8 @@ class WorkerPool {
 
  private:
   void loop(std::vector<std::unique_ptr<FeatureExtractor>>& extractors) {
-    for (;;) {
-      FramePair* pair = nullptr;
-      {
-        std::unique_lock lock(mutex_);
-        cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        pair = queue_.front();
-        queue_.pop_front();
-      }
+    while (void* item = scheduler_.next_item()) {
+      auto* pair = static_cast<FramePair*>(item);
       try {
         bool failed;
         {
@@ -133,12 +119,80 @@ class WorkerPool {
   FeatureCollector& out_;
   FramePool& frames_;
   unsigned subsample_;
+  WorkScheduler& scheduler_;
   std::vector<std::thread> threads_;
-  std::deque<FramePair*> queue_;
+  std::mutex mutex_;  // guards error_
+  std::exception_ptr error_;
+};
+
+// Reads one file's frames on a thread of its own, one frame per request, so
+// that the reference and the distorted file are read at the same time.
+class SideReader {
+ public:
+  explicit SideReader(VideoReader& reader) : reader_(reader), thread_([this] { loop(); }) {}
+  ~SideReader() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  SideReader(const SideReader&) = delete;
+  SideReader& operator=(const SideReader&) = delete;
+
+  // Starts reading the next frame into `picture`.
+  void start(Picture* picture) {
+    {
+      std::lock_guard lock(mutex_);
+      target_ = picture;
+      finished_ = false;
+      error_ = nullptr;
+    }
+    cv_.notify_all();
+  }
+  // Waits for the frame started last: VideoReader::read()'s result, or its
+  // exception rethrown.
+  bool wait() {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return finished_; });
+    if (error_) std::rethrow_exception(error_);
+    return got_;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stopping_ || target_ != nullptr; });
+      if (target_ == nullptr) return;
+      Picture* picture = target_;
+      target_ = nullptr;
+      lock.unlock();
+      bool got = false;
+      std::exception_ptr error;
+      try {
+        got = reader_.read(*picture);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      got_ = got;
+      error_ = error;
+      finished_ = true;
+      cv_.notify_all();
+    }
+  }
+
+  VideoReader& reader_;
   std::mutex mutex_;
   std::condition_variable cv_;
+  Picture* target_ = nullptr;
+  bool finished_ = false;
+  bool got_ = false;
   bool stopping_ = false;
   std::exception_ptr error_;
+  std::thread thread_;  // last: starts after the members it uses
 };
 
 std::string request_key(const FeatureRequest& r) {
@@ -295,10 +349,20 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
 
   const unsigned threads = config.threads;
   FramePool frames(threads > 0 ? 2 * threads + 2 : 1);
+  // Workers and the reading thread (temporal extractors) share one
+  // scheduler for frames and row tiles.
+  WorkScheduler scheduler(threads + 1);
+  if (threads > 0)
+    for (FeatureExtractor* e : temporal) e->set_tile_runner(&scheduler);
   std::unique_ptr<WorkerPool> workers;
-  if (threads > 0 && !parallel.empty())
+  if (threads > 0)
     workers = std::make_unique<WorkerPool>(threads, parallel, format, result.features, frames,
-                                           subsample);
+                                           subsample, scheduler);
+
+  // With worker threads, the distorted file is read on its own thread while
+  // this one reads the reference.
+  std::optional<SideReader> side;
+  if (threads > 0) side.emplace(distorted);
 
   unsigned index = 0;
   try {
@@ -306,8 +370,23 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
       if (config.frame_cnt && index >= config.frame_cnt) break;
       FramePair* pair = frames.acquire();
       pair->index = index;
-      const bool got_ref = reference.read(pair->reference);
-      const bool got_dist = distorted.read(pair->distorted);
+      bool got_ref = false, got_dist = false;
+      if (side) {
+        side->start(&pair->distorted);
+        try {
+          got_ref = reference.read(pair->reference);
+        } catch (...) {
+          try {
+            side->wait();
+          } catch (...) {
+          }
+          throw;
+        }
+        got_dist = side->wait();
+      } else {
+        got_ref = reference.read(pair->reference);
+        got_dist = distorted.read(pair->distorted);
+      }
       if (!got_ref || !got_dist) {
         frames.release(pair);
         if (got_ref != got_dist && config.on_warning) {

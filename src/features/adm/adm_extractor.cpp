@@ -102,7 +102,7 @@ class IntegerAdmExtractor final : public FeatureExtractor {
       if (p->width() != format_.width || p->height() != format_.height ||
           p->bit_depth() != format_.bit_depth)
         throw Error("adm: picture format differs from the one given to init()");
-    const adm::AdmResult r = adm_->compute(reference.plane(0), distorted.plane(0));
+    const adm::AdmResult r = adm_->compute(reference.plane(0), distorted.plane(0), tiles_);
     out.set(cfg_.names.adm2, index, r.adm2);
     out.set(cfg_.names.aim, index, r.aim);
     // ADM3 blends detail loss with additive impairment, floored at adm_min_val.
@@ -119,6 +119,8 @@ class IntegerAdmExtractor final : public FeatureExtractor {
     }
   }
 
+  void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<IntegerAdmExtractor>(cfg_);
   }
@@ -127,6 +129,7 @@ class IntegerAdmExtractor final : public FeatureExtractor {
   AdmConfig cfg_;
   VideoFormat format_{};
   std::optional<adm::IntegerAdm> adm_;
+  TileRunner* tiles_ = nullptr;  // null: one thread
 };
 
 using T = OptionSpec::Type;

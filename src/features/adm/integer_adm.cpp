@@ -561,32 +561,17 @@ IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& pa
   const int rows0 = (height + 1) / 2;
   stride1_ = (stride0_ + 1) / 2;
   const int rows1 = (rows0 + 1) / 2;
-  const std::size_t band0 = static_cast<std::size_t>(stride0_) * rows0;
-  const std::size_t band1 = static_cast<std::size_t>(stride1_) * rows1;
-  for (Bands<std::int16_t>* b : {&ref16_, &dis16_, &restored16_, &additive16_}) {
-    b->h.assign(band0, 0);
-    b->v.assign(band0, 0);
-    b->d.assign(band0, 0);
-  }
-  ref16_.a.assign(band0, 0);
-  dis16_.a.assign(band0, 0);
-  for (Bands<std::int32_t>* b : {&ref32_, &dis32_, &restored32_, &additive32_}) {
-    b->h.assign(band1, 0);
-    b->v.assign(band1, 0);
-    b->d.assign(band1, 0);
-  }
-  ref32_.a.assign(band1, 0);
-  dis32_.a.assign(band1, 0);
-  mask_sum0_.assign(band0, 0);
-  centre_sum0_.assign(band0, 0);
-  ring_mask_.assign(6 * static_cast<std::size_t>(stride0_), 0);
-  ring_centre_.assign(6 * static_cast<std::size_t>(stride0_), 0);
-  ring16_.assign(36 * static_cast<std::size_t>(stride0_), 0);
-  ring32_.assign(36 * static_cast<std::size_t>(stride1_), 0);
-  mask_sum1_.assign(band1, 0);
-  centre_sum1_.assign(band1, 0);
-  ll_ref_.assign(band1, 0);
-  ll_dis_.assign(band1, 0);
+  band0_ = static_cast<std::size_t>(stride0_) * rows0;
+  band1_ = static_cast<std::size_t>(stride1_) * rows1;
+  // The LL bands feed the next level on every path; the other full bands
+  // only the scalar passes (allocate_full_bands()).
+  ref16_.a.assign(band0_, 0);
+  dis16_.a.assign(band0_, 0);
+  ref32_.a.assign(band1_, 0);
+  dis32_.a.assign(band1_, 0);
+  ll_ref_.assign(band1_, 0);
+  ll_dis_.assign(band1_, 0);
+  scratch_.resize(1);
   // Vertical-pass rows with room for the mirrored taps (1 before, 2 after)
   // and slack.
   tmp_pitch0_ = width + kRowPad;
@@ -599,6 +584,34 @@ IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& pa
   reciprocal_table();  // build it outside the per-frame path
 }
 
+
+void IntegerAdm::allocate_full_bands() {
+  if (!mask_sum0_.empty()) return;
+  for (Bands<std::int16_t>* b : {&ref16_, &dis16_, &restored16_, &additive16_}) {
+    b->h.assign(band0_, 0);
+    b->v.assign(band0_, 0);
+    b->d.assign(band0_, 0);
+  }
+  for (Bands<std::int32_t>* b : {&ref32_, &dis32_, &restored32_, &additive32_}) {
+    b->h.assign(band1_, 0);
+    b->v.assign(band1_, 0);
+    b->d.assign(band1_, 0);
+  }
+  mask_sum0_.assign(band0_, 0);
+  centre_sum0_.assign(band0_, 0);
+  mask_sum1_.assign(band1_, 0);
+  centre_sum1_.assign(band1_, 0);
+}
+
+IntegerAdm::StreamSums IntegerAdm::add_tiles(const StreamSums* tiles, unsigned count) {
+  StreamSums total;
+  for (unsigned t = 0; t < count; ++t)
+    for (int theta = 0; theta < 3; ++theta) {
+      total.den[theta] += tiles[t].den[theta];
+      for (int p = 0; p < 2; ++p) total.masked[p][theta] += tiles[t].masked[p][theta];
+    }
+  return total;
+}
 
 // ---------------------------------------------------------------------------
 // DWT
@@ -905,19 +918,45 @@ float IntegerAdm::masked_sum_level0(const Bands<std::int16_t>& target, int w, in
   return masked_level0_total(accum, cub_shift, row_shift, r, noise_weight);
 }
 
+IntegerAdm::StreamScratch& IntegerAdm::scratch(unsigned slot) {
+  if (slot >= scratch_.size()) throw Error("adm: tile slot out of range");
+  std::unique_ptr<StreamScratch>& sc = scratch_[slot];
+  if (!sc) {
+    // First use of this slot (the first frame): every row buffer of one
+    // streamed pass.
+    sc = std::make_unique<StreamScratch>();
+    const auto st0 = static_cast<std::size_t>(stride0_);
+    const auto st1 = static_cast<std::size_t>(stride1_);
+    sc->tmp16.assign(2 * static_cast<std::size_t>(tmp_pitch0_), 0);
+    sc->tmp32.assign(4 * static_cast<std::size_t>(tmp_pitch1_), 0);
+    sc->ring16.assign(36 * st0, 0);
+    sc->ring32.assign(36 * st1, 0);
+    sc->ring_mask.assign(6 * st0, 0);
+    sc->ring_centre.assign(6 * st0, 0);
+    sc->ll16.assign(2 * st0, 0);
+    sc->ll32.assign(2 * st1, 0);
+  }
+  return *sc;
+}
+
 template <typename T>
 void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, float* num, float* den,
-                                 float* aim) {
+                                 float* aim, TileRunner& runner) {
   // The SIMD path of level 0 (scale 0 not skipped) as one pass over the
   // output rows, so that every band row is used while in cache: row i's DWT
   // (the LL rows go to the full LL bands for level 1, the detail rows to
   // one-row buffers), its decoupling and masker terms (into 3-row rings) and
   // its denominator sums; then the masking sums of row i-1, whose masker
-  // rows i-2..i are ready. Each row's values and roundings, and the order
-  // of the row sums, are those of the separate passes (dwt_level0,
-  // decouple_level0, csf_denominator_level0, csf_level0, masked_sum_level0).
-  const int w0 = width_, h0 = height_;
-  const int w = (w0 + 1) / 2, h = (h0 + 1) / 2;
+  // rows i-2..i are ready. Each row's values and roundings are those of the
+  // separate passes (dwt_level0, decouple_level0, csf_denominator_level0,
+  // csf_level0, masked_sum_level0); the row sums are integers, so their
+  // order does not matter.
+  //
+  // Row tiles: a tile owns band rows [A, B) (their LL rows, denominator and
+  // masking sums) and also runs rows A-1 and B, whose masker terms its
+  // masking rows need, into scratch.
+  const int w0 = width_;
+  const int w = (w0 + 1) / 2, h = (height_ + 1) / 2;
   const Region r = score_region(w, h);
   const Region wr = work_region(w, h);
   const std::size_t st = static_cast<std::size_t>(stride0_);
@@ -929,76 +968,94 @@ void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, float* num,
   const std::int32_t den_shift = den_level0_shift(den_area);
   const std::uint64_t den_add = den_shift > 0 ? (std::uint64_t{1} << (den_shift - 1)) : 0;
 
-  std::int16_t* tlo = tmp16_.data() + 1;
-  std::int16_t* thi = tlo + tmp_pitch0_;
-  // Ring rows: [0..2] ref h, v, d; [3..5] dis h, v, d (one row each); then
-  // restored h, v, d and additive h, v, d, 3 rows each.
-  auto ring16 = [&](int band, int slot) { return ring16_.data() + (band * 3 + slot) * st; };
-  auto dwt_row = [&](const Plane& src, int i, std::int16_t* a, std::int16_t* v, std::int16_t* hb,
-                     std::int16_t* d) {
-    const T* rows[4] = {src.row<T>(tap_y_[0][i]), src.row<T>(tap_y_[1][i]),
-                        src.row<T>(tap_y_[2][i]), src.row<T>(tap_y_[3][i])};
-    if constexpr (sizeof(T) == 1)
-      simd_kernels::dwt0_vertical_u8(rows, w0, bit_depth_, tlo, thi);
-    else
-      simd_kernels::dwt0_vertical_u16(rows, w0, bit_depth_, tlo, thi);
-    mirror_row(tlo, w0);
-    mirror_row(thi, w0);
-    simd_kernels::dwt0_horizontal(tlo, thi, w, a, v, hb, d);
-  };
-  std::int64_t accum[2][3] = {{0, 0, 0}, {0, 0, 0}};
-  std::uint64_t den_accum[3] = {0, 0, 0};
-  // Masking sums of score row m from the rings (its rows m-1..m+1 are done).
-  auto masked_row = [&](int m) {
-    const Neighbours ny = neighbours(m, h);
-    for (int p = 0; p < passes; ++p) {
-      auto mask = [&](int row) {
-        return ring_mask_.data() + (static_cast<std::size_t>(p) * 3 + row % 3) * st;
-      };
-      const int target_band = p == 0 ? 6 : 9;  // restored, additive
-      const MaskRow<std::int16_t> row{
-          {mask(ny.before), mask(ny.centre), mask(ny.after)},
-          ring_centre_.data() + (static_cast<std::size_t>(p) * 3 + m % 3) * st,
-          {ring16(target_band, m % 3), ring16(target_band + 1, m % 3),
-           ring16(target_band + 2, m % 3)},
-          w};
-      std::int64_t inner[3] = {0, 0, 0};
-      simd_kernels::masked0_row(row, r.left, r.right, w0_.fixed, cub_shift, inner);
-      for (int theta = 0; theta < 3; ++theta)
-        accum[p][theta] += (inner[theta] + row_add) >> row_shift;
-    }
-  };
-  int next_masked = r.top;
-  for (int i = 0; i < h; ++i) {
-    const std::size_t at = static_cast<std::size_t>(i) * st;
-    dwt_row(ref, i, ref16_.a.data() + at, ring16(1, 0), ring16(0, 0), ring16(2, 0));
-    dwt_row(dis, i, dis16_.a.data() + at, ring16(4, 0), ring16(3, 0), ring16(5, 0));
-    if (i >= wr.top && i < wr.bottom) {
-      const int slot = i % 3;
-      const DecoupleRow<std::int16_t> row{
-          ring16(0, 0),    ring16(1, 0),     ring16(2, 0),     ring16(3, 0),
-          ring16(4, 0),    ring16(5, 0),     ring16(6, slot),  ring16(7, slot),
-          ring16(8, slot), ring16(9, slot),  ring16(10, slot), ring16(11, slot)};
-      simd_kernels::decouple0_row(row, wr.left, wr.right, cos_1deg_sq_, params_.enhn_gain_limit);
+  const unsigned count = std::min(kMaxTiles, runner.tile_count(h, kMinTileRows));
+  std::array<StreamSums, kMaxTiles> partial;
+  runner.run(count, [&](unsigned tile, unsigned slot) {
+    StreamScratch& sc = scratch(slot);
+    StreamSums& sums = partial[tile];
+    sums = StreamSums{};
+    const TileRows own = tile_rows(tile, count, h);
+    std::int16_t* tlo = sc.tmp16.data() + 1;
+    std::int16_t* thi = tlo + tmp_pitch0_;
+    // Ring rows: [0..2] ref h, v, d; [3..5] dis h, v, d (one row each); then
+    // restored h, v, d and additive h, v, d, 3 rows each.
+    auto ring16 = [&](int band, int ring_slot) {
+      return sc.ring16.data() + (band * 3 + ring_slot) * st;
+    };
+    auto dwt_row = [&](const Plane& src, int i, std::int16_t* a, std::int16_t* v,
+                       std::int16_t* hb, std::int16_t* d) {
+      const T* rows[4] = {src.row<T>(tap_y_[0][i]), src.row<T>(tap_y_[1][i]),
+                          src.row<T>(tap_y_[2][i]), src.row<T>(tap_y_[3][i])};
+      if constexpr (sizeof(T) == 1)
+        simd_kernels::dwt0_vertical_u8(rows, w0, bit_depth_, tlo, thi);
+      else
+        simd_kernels::dwt0_vertical_u16(rows, w0, bit_depth_, tlo, thi);
+      mirror_row(tlo, w0);
+      mirror_row(thi, w0);
+      simd_kernels::dwt0_horizontal(tlo, thi, w, a, v, hb, d);
+    };
+    // Masking sums of score row m from the rings (its rows m-1..m+1 are done).
+    auto masked_row = [&](int m) {
+      const Neighbours ny = neighbours(m, h);
       for (int p = 0; p < passes; ++p) {
-        const int masker_band = p == 0 ? 9 : 6;  // additive, restored
-        const std::size_t ring_at = (static_cast<std::size_t>(p) * 3 + slot) * st;
-        simd_kernels::csf0_row(ring16(masker_band, slot), ring16(masker_band + 1, slot),
-                               ring16(masker_band + 2, slot), wr.left, wr.right, w0_.fixed,
-                               ring_mask_.data() + ring_at, ring_centre_.data() + ring_at);
+        auto mask = [&](int row) {
+          return sc.ring_mask.data() + (static_cast<std::size_t>(p) * 3 + row % 3) * st;
+        };
+        const int target_band = p == 0 ? 6 : 9;  // restored, additive
+        const MaskRow<std::int16_t> row{
+            {mask(ny.before), mask(ny.centre), mask(ny.after)},
+            sc.ring_centre.data() + (static_cast<std::size_t>(p) * 3 + m % 3) * st,
+            {ring16(target_band, m % 3), ring16(target_band + 1, m % 3),
+             ring16(target_band + 2, m % 3)},
+            w};
+        std::int64_t inner[3] = {0, 0, 0};
+        simd_kernels::masked0_row(row, r.left, r.right, w0_.fixed, cub_shift, inner);
+        for (int theta = 0; theta < 3; ++theta)
+          sums.masked[p][theta] += (inner[theta] + row_add) >> row_shift;
       }
+    };
+    int next_masked = std::max(own.begin, r.top);
+    const int masked_end = std::min(own.end, r.bottom);
+    const int last = std::min(h, own.end + 1);
+    for (int i = std::max(0, own.begin - 1); i < last; ++i) {
+      const bool owned = i >= own.begin && i < own.end;
+      const std::size_t at = static_cast<std::size_t>(i) * st;
+      dwt_row(ref, i, owned ? ref16_.a.data() + at : sc.ll16.data(), ring16(1, 0), ring16(0, 0),
+              ring16(2, 0));
+      dwt_row(dis, i, owned ? dis16_.a.data() + at : sc.ll16.data() + st, ring16(4, 0),
+              ring16(3, 0), ring16(5, 0));
+      if (i >= wr.top && i < wr.bottom) {
+        const int ring_slot = i % 3;
+        const DecoupleRow<std::int16_t> row{
+            ring16(0, 0),         ring16(1, 0),         ring16(2, 0),
+            ring16(3, 0),         ring16(4, 0),         ring16(5, 0),
+            ring16(6, ring_slot), ring16(7, ring_slot), ring16(8, ring_slot),
+            ring16(9, ring_slot), ring16(10, ring_slot), ring16(11, ring_slot)};
+        simd_kernels::decouple0_row(row, wr.left, wr.right, cos_1deg_sq_,
+                                    params_.enhn_gain_limit);
+        for (int p = 0; p < passes; ++p) {
+          const int masker_band = p == 0 ? 9 : 6;  // additive, restored
+          const std::size_t ring_at = (static_cast<std::size_t>(p) * 3 + ring_slot) * st;
+          simd_kernels::csf0_row(ring16(masker_band, ring_slot),
+                                 ring16(masker_band + 1, ring_slot),
+                                 ring16(masker_band + 2, ring_slot), wr.left, wr.right,
+                                 w0_.fixed, sc.ring_mask.data() + ring_at,
+                                 sc.ring_centre.data() + ring_at);
+        }
+      }
+      if (owned && i >= r.top && i < r.bottom)
+        for (int theta = 0; theta < 3; ++theta)
+          sums.den[theta] += (simd_kernels::den0_row(ring16(theta, 0), r.left, r.right) +
+                              den_add) >> den_shift;
+      // Row m needs rows up to m+1 (h-1 at the last row).
+      while (next_masked < masked_end && neighbours(next_masked, h).after <= i)
+        masked_row(next_masked++);
     }
-    if (i >= r.top && i < r.bottom)
-      for (int theta = 0; theta < 3; ++theta)
-        den_accum[theta] += (simd_kernels::den0_row(ring16(theta, 0), r.left, r.right) +
-                             den_add) >> den_shift;
-    // Row m needs rows up to m+1 (h-1 at the last row).
-    while (next_masked < r.bottom && neighbours(next_masked, h).after <= i)
-      masked_row(next_masked++);
-  }
-  *den = den_level0_total(den_accum, den_area);
-  *num = masked_level0_total(accum[0], cub_shift, row_shift, r, params_.noise_weight);
-  if (aim) *aim = masked_level0_total(accum[1], cub_shift, row_shift, r, 0.0);
+  });
+  const StreamSums total = add_tiles(partial.data(), count);
+  *den = den_level0_total(total.den, den_area);
+  *num = masked_level0_total(total.masked[0], cub_shift, row_shift, r, params_.noise_weight);
+  if (aim) *aim = masked_level0_total(total.masked[1], cub_shift, row_shift, r, 0.0);
 }
 
 float IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, int h,
@@ -1051,11 +1108,12 @@ float IntegerAdm::masked_level123_total(const std::int64_t accum[3], int w, int 
 
 template <typename S>
 void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_stride, int w_in,
-                                   int h_in, int scale, float* num, float* den, float* aim) {
+                                   int h_in, int scale, float* num, float* den, float* aim,
+                                   TileRunner& runner) {
   // Levels 1-3 of the SIMD path in one pass over the rows, as
-  // level0_streamed (same order of row sums as dwt_level123,
-  // decouple_level123, csf_denominator_level123, csf_level123 and
-  // masked_sum_level123). The LL rows go to ref32_.a / dis32_.a.
+  // level0_streamed (same row values as dwt_level123, decouple_level123,
+  // csf_denominator_level123, csf_level123 and masked_sum_level123), with
+  // the same row tiles. The LL rows go to ref32_.a / dis32_.a.
   static constexpr int kShiftH[3] = {15, 16, 15};
   const int shift_h = kShiftH[scale - 1];
   const int w = (w_in + 1) / 2, h = (h_in + 1) / 2;
@@ -1070,80 +1128,101 @@ void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_str
   const std::uint64_t den_add = half_of_pow2(dsh.accum);
   const std::uint32_t* fixed = wn_[scale].fixed;
 
-  std::int32_t* tlo = tmp32_.data() + 1;
-  std::int32_t* thi = tlo + tmp_pitch1_;
-  auto ring32 = [&](int band, int slot) { return ring32_.data() + (band * 3 + slot) * st; };
-  auto dwt_row = [&](const S* src, int i, std::int32_t* a, std::int32_t* v, std::int32_t* hb,
-                     std::int32_t* d) {
-    const S* rows[4];
-    for (int k = 0; k < 4; ++k) rows[k] = src + static_cast<std::size_t>(tap_y_[k][i]) * src_stride;
-    if constexpr (sizeof(S) == 2)
-      simd_kernels::dwt1_vertical(rows, w_in, tlo, thi);
-    else
-      simd_kernels::dwt23_vertical(rows, w_in, tlo, thi);
-    mirror_row(tlo, w_in);
-    mirror_row(thi, w_in);
-    simd_kernels::dwt123_horizontal(tlo, thi, w, shift_h, a, v, hb, d);
-  };
-  std::int64_t accum[2][3] = {{0, 0, 0}, {0, 0, 0}};
-  std::uint64_t den_accum[3] = {0, 0, 0};
-  auto masked_row = [&](int m) {
-    const Neighbours ny = neighbours(m, h);
-    for (int p = 0; p < passes; ++p) {
-      auto mask = [&](int row) {
-        return ring_mask_.data() + (static_cast<std::size_t>(p) * 3 + row % 3) * st;
-      };
-      const int target_band = p == 0 ? 6 : 9;  // restored, additive
-      const MaskRow<std::int32_t> row{
-          {mask(ny.before), mask(ny.centre), mask(ny.after)},
-          ring_centre_.data() + (static_cast<std::size_t>(p) * 3 + m % 3) * st,
-          {ring32(target_band, m % 3), ring32(target_band + 1, m % 3),
-           ring32(target_band + 2, m % 3)},
-          w};
-      std::int64_t inner[3] = {0, 0, 0};
-      simd_kernels::masked123_row(row, r.left, r.right, fixed, cub_shift, inner);
-      for (int theta = 0; theta < 3; ++theta)
-        accum[p][theta] += (inner[theta] + row_add) >> row_shift;
-    }
-  };
-  int next_masked = r.top;
-  for (int i = 0; i < h; ++i) {
-    const std::size_t at = static_cast<std::size_t>(i) * st;
-    dwt_row(ref_ll, i, ref32_.a.data() + at, ring32(1, 0), ring32(0, 0), ring32(2, 0));
-    dwt_row(dis_ll, i, dis32_.a.data() + at, ring32(4, 0), ring32(3, 0), ring32(5, 0));
-    if (i >= wr.top && i < wr.bottom) {
-      const int slot = i % 3;
-      const DecoupleRow<std::int32_t> row{
-          ring32(0, 0),    ring32(1, 0),     ring32(2, 0),     ring32(3, 0),
-          ring32(4, 0),    ring32(5, 0),     ring32(6, slot),  ring32(7, slot),
-          ring32(8, slot), ring32(9, slot),  ring32(10, slot), ring32(11, slot)};
-      simd_kernels::decouple123_row(row, wr.left, wr.right, cos_1deg_sq_,
-                                    params_.enhn_gain_limit);
+  const unsigned count = std::min(kMaxTiles, runner.tile_count(h, kMinTileRows));
+  std::array<StreamSums, kMaxTiles> partial;
+  runner.run(count, [&](unsigned tile, unsigned slot) {
+    StreamScratch& sc = scratch(slot);
+    StreamSums& sums = partial[tile];
+    sums = StreamSums{};
+    const TileRows own = tile_rows(tile, count, h);
+    std::int32_t* tlo = sc.tmp32.data() + 1;
+    std::int32_t* thi = tlo + tmp_pitch1_;
+    auto ring32 = [&](int band, int ring_slot) {
+      return sc.ring32.data() + (band * 3 + ring_slot) * st;
+    };
+    auto dwt_row = [&](const S* src, int i, std::int32_t* a, std::int32_t* v, std::int32_t* hb,
+                       std::int32_t* d) {
+      const S* rows[4];
+      for (int k = 0; k < 4; ++k)
+        rows[k] = src + static_cast<std::size_t>(tap_y_[k][i]) * src_stride;
+      if constexpr (sizeof(S) == 2)
+        simd_kernels::dwt1_vertical(rows, w_in, tlo, thi);
+      else
+        simd_kernels::dwt23_vertical(rows, w_in, tlo, thi);
+      mirror_row(tlo, w_in);
+      mirror_row(thi, w_in);
+      simd_kernels::dwt123_horizontal(tlo, thi, w, shift_h, a, v, hb, d);
+    };
+    auto masked_row = [&](int m) {
+      const Neighbours ny = neighbours(m, h);
       for (int p = 0; p < passes; ++p) {
-        const int masker_band = p == 0 ? 9 : 6;  // additive, restored
-        const std::size_t ring_at = (static_cast<std::size_t>(p) * 3 + slot) * st;
-        simd_kernels::csf123_row(ring32(masker_band, slot), ring32(masker_band + 1, slot),
-                                 ring32(masker_band + 2, slot), wr.left, wr.right, fixed,
-                                 ring_mask_.data() + ring_at, ring_centre_.data() + ring_at);
+        auto mask = [&](int row) {
+          return sc.ring_mask.data() + (static_cast<std::size_t>(p) * 3 + row % 3) * st;
+        };
+        const int target_band = p == 0 ? 6 : 9;  // restored, additive
+        const MaskRow<std::int32_t> row{
+            {mask(ny.before), mask(ny.centre), mask(ny.after)},
+            sc.ring_centre.data() + (static_cast<std::size_t>(p) * 3 + m % 3) * st,
+            {ring32(target_band, m % 3), ring32(target_band + 1, m % 3),
+             ring32(target_band + 2, m % 3)},
+            w};
+        std::int64_t inner[3] = {0, 0, 0};
+        simd_kernels::masked123_row(row, r.left, r.right, fixed, cub_shift, inner);
+        for (int theta = 0; theta < 3; ++theta)
+          sums.masked[p][theta] += (inner[theta] + row_add) >> row_shift;
       }
+    };
+    int next_masked = std::max(own.begin, r.top);
+    const int masked_end = std::min(own.end, r.bottom);
+    const int last = std::min(h, own.end + 1);
+    for (int i = std::max(0, own.begin - 1); i < last; ++i) {
+      const bool owned = i >= own.begin && i < own.end;
+      const std::size_t at = static_cast<std::size_t>(i) * st;
+      dwt_row(ref_ll, i, owned ? ref32_.a.data() + at : sc.ll32.data(), ring32(1, 0),
+              ring32(0, 0), ring32(2, 0));
+      dwt_row(dis_ll, i, owned ? dis32_.a.data() + at : sc.ll32.data() + st, ring32(4, 0),
+              ring32(3, 0), ring32(5, 0));
+      if (i >= wr.top && i < wr.bottom) {
+        const int ring_slot = i % 3;
+        const DecoupleRow<std::int32_t> row{
+            ring32(0, 0),         ring32(1, 0),          ring32(2, 0),
+            ring32(3, 0),         ring32(4, 0),          ring32(5, 0),
+            ring32(6, ring_slot), ring32(7, ring_slot),  ring32(8, ring_slot),
+            ring32(9, ring_slot), ring32(10, ring_slot), ring32(11, ring_slot)};
+        simd_kernels::decouple123_row(row, wr.left, wr.right, cos_1deg_sq_,
+                                      params_.enhn_gain_limit);
+        for (int p = 0; p < passes; ++p) {
+          const int masker_band = p == 0 ? 9 : 6;  // additive, restored
+          const std::size_t ring_at = (static_cast<std::size_t>(p) * 3 + ring_slot) * st;
+          simd_kernels::csf123_row(ring32(masker_band, ring_slot),
+                                   ring32(masker_band + 1, ring_slot),
+                                   ring32(masker_band + 2, ring_slot), wr.left, wr.right, fixed,
+                                   sc.ring_mask.data() + ring_at,
+                                   sc.ring_centre.data() + ring_at);
+        }
+      }
+      if (owned && i >= r.top && i < r.bottom)
+        for (int theta = 0; theta < 3; ++theta)
+          sums.den[theta] +=
+              (simd_kernels::den123_row(ring32(theta, 0), r.left, r.right, dsh.sq, dsh.cub) +
+               den_add) >> dsh.accum;
+      while (next_masked < masked_end && neighbours(next_masked, h).after <= i)
+        masked_row(next_masked++);
     }
-    if (i >= r.top && i < r.bottom)
-      for (int theta = 0; theta < 3; ++theta)
-        den_accum[theta] +=
-            (simd_kernels::den123_row(ring32(theta, 0), r.left, r.right, dsh.sq, dsh.cub) +
-             den_add) >> dsh.accum;
-    while (next_masked < r.bottom && neighbours(next_masked, h).after <= i)
-      masked_row(next_masked++);
-  }
-  *den = den_level123_total(den_accum, w, h, scale);
-  *num = masked_level123_total(accum[0], w, h, scale, params_.noise_weight);
-  if (aim) *aim = masked_level123_total(accum[1], w, h, scale, 0.0);
+  });
+  const StreamSums total = add_tiles(partial.data(), count);
+  *den = den_level123_total(total.den, w, h, scale);
+  *num = masked_level123_total(total.masked[0], w, h, scale, params_.noise_weight);
+  if (aim) *aim = masked_level123_total(total.masked[1], w, h, scale, 0.0);
 }
 
 // ---------------------------------------------------------------------------
 // One frame
 
-AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis) {
+AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis, TileRunner* tiles) {
+  TileRunner& runner = tiles ? *tiles : serial_tile_runner();
+  if (scratch_.size() < runner.width()) scratch_.resize(runner.width());
+  if (!vqe::simd::use_simd() || params_.skip_scale0) allocate_full_bands();
   AdmResult res;
   int w = width_, h = height_;
   double num = 0, den = 0, aim_num = 0;
@@ -1153,9 +1232,9 @@ AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis) {
     if (scale == 0 && vqe::simd::use_simd() && !params_.skip_scale0) {
       float* aim = params_.skip_aim ? nullptr : &aim_scale;
       if (bit_depth_ == 8)
-        level0_streamed<std::uint8_t>(ref, dis, &num_scale, &den_scale, aim);
+        level0_streamed<std::uint8_t>(ref, dis, &num_scale, &den_scale, aim, runner);
       else
-        level0_streamed<std::uint16_t>(ref, dis, &num_scale, &den_scale, aim);
+        level0_streamed<std::uint16_t>(ref, dis, &num_scale, &den_scale, aim, runner);
       w = (w + 1) / 2;
       h = (h + 1) / 2;
     } else if (scale == 0) {
@@ -1186,10 +1265,10 @@ AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis) {
       float* aim = params_.skip_aim ? nullptr : &aim_scale;
       if (scale == 1)
         level123_streamed(ref16_.a.data(), dis16_.a.data(), stride0_, w, h, scale, &num_scale,
-                          &den_scale, aim);
+                          &den_scale, aim, runner);
       else
         level123_streamed(ll_ref_.data(), ll_dis_.data(), stride1_, w, h, scale, &num_scale,
-                          &den_scale, aim);
+                          &den_scale, aim, runner);
       w = (w + 1) / 2;
       h = (h + 1) / 2;
       std::swap(ll_ref_, ref32_.a);

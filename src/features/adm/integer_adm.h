@@ -31,10 +31,12 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "features/adm/adm_csf.h"
 #include "vqe/picture.h"
+#include "vqe/tiles.h"
 
 namespace vqe::adm {
 
@@ -90,8 +92,13 @@ class IntegerAdm {
   IntegerAdm(int width, int height, int bit_depth, const AdmParams& params);
 
   /// Scores the luma planes `ref` and `dis` (width × height samples, uint8_t
-  /// at 8 bits and uint16_t above, strides in bytes).
-  AdmResult compute(const Plane& ref, const Plane& dis);
+  /// at 8 bits and uint16_t above, strides in bytes). With `tiles` (width >
+  /// 1) the SIMD path cuts each level's single pass into row tiles run on
+  /// the runner's threads; the per-row integer sums add up to the same
+  /// totals, so the result is identical. The scalar reference path always
+  /// runs on the calling thread. The first call allocates the row buffers
+  /// of each thread (and the full bands, on the scalar path).
+  AdmResult compute(const Plane& ref, const Plane& dis, TileRunner* tiles = nullptr);
 
  private:
   /// Four bands of one level, row-major with stride stride0_ (level 0) or
@@ -133,7 +140,8 @@ class IntegerAdm {
   /// in one pass over the rows, with row buffers instead of full bands
   /// except the LL bands. Same results as the separate passes.
   template <typename T>
-  void level0_streamed(const Plane& ref, const Plane& dis, float* num, float* den, float* aim);
+  void level0_streamed(const Plane& ref, const Plane& dis, float* num, float* den, float* aim,
+                       TileRunner& runner);
   /// The denominator of level 0 from its per-orientation row sums over a
   /// scored region of `area` samples.
   float den_level0_total(const std::uint64_t accum[3], int area) const;
@@ -143,7 +151,30 @@ class IntegerAdm {
   /// on the previous LL bands (`w_in` x `h_in`, `src_stride` samples).
   template <typename S>
   void level123_streamed(const S* ref_ll, const S* dis_ll, int src_stride, int w_in, int h_in,
-                         int scale, float* num, float* den, float* aim);
+                         int scale, float* num, float* den, float* aim, TileRunner& runner);
+
+  /// Row buffers of one thread's streamed rows: vertical-pass rows, band
+  /// row rings [12 bands][3 rows] (ref h v d, dis h v d, restored h v d,
+  /// additive h v d; the first six use one row), masker-term rings
+  /// [pass][3 rows], and the LL rows of a tile's extra rows (discarded).
+  struct StreamScratch {
+    std::vector<std::int16_t> tmp16, ring16, ll16;
+    std::vector<std::int32_t> tmp32, ring32, ring_mask, ring_centre, ll32;
+  };
+  /// One tile's integer sums: denominator per orientation, masking sums per
+  /// pass (num, AIM) and orientation.
+  struct StreamSums {
+    std::uint64_t den[3] = {0, 0, 0};
+    std::int64_t masked[2][3] = {{0, 0, 0}, {0, 0, 0}};
+  };
+  static StreamSums add_tiles(const StreamSums* tiles, unsigned count);
+  /// Slot `slot`'s row buffers (allocated on its first use).
+  StreamScratch& scratch(unsigned slot);
+  /// Allocates the full detail bands and masker planes of the scalar passes
+  /// (once).
+  void allocate_full_bands();
+  static constexpr unsigned kMaxTiles = 256;
+  static constexpr int kMinTileRows = 16;
   /// Totals of levels 1-3 from per-orientation row sums (band w x h).
   float den_level123_total(const std::uint64_t accum[3], int w, int h, int scale) const;
   float masked_level123_total(const std::int64_t accum[3], int w, int h, int scale,
@@ -169,16 +200,12 @@ class IntegerAdm {
   // Level 0 (16-bit).
   Bands<std::int16_t> ref16_, dis16_, restored16_, additive16_;
   std::vector<std::int32_t> mask_sum0_, centre_sum0_;  ///< masker terms, Σ over h, v, d
-  /// level0_streamed's rings: masker terms [pass][3 rows][stride0_], and
-  /// band rows [12 bands][3 rows][stride0_] (ref h v d, dis h v d, restored
-  /// h v d, additive h v d; the first six use one row).
-  std::vector<std::int32_t> ring_mask_, ring_centre_;
-  std::vector<std::int16_t> ring16_;
-  std::vector<std::int32_t> ring32_;  ///< as ring16_ for levels 1-3 ([12][3][stride1_])
   // Levels 1–3 (32-bit).
   Bands<std::int32_t> ref32_, dis32_, restored32_, additive32_;
   std::vector<std::int32_t> mask_sum1_, centre_sum1_;
   std::vector<std::int32_t> ll_ref_, ll_dis_;  ///< LL band of levels 1-2 feeding the next
+  std::size_t band0_ = 0, band1_ = 0;           ///< samples per band, level 0 and 1-3
+  std::vector<std::unique_ptr<StreamScratch>> scratch_;  ///< per tile slot
 };
 
 }  // namespace vqe::adm

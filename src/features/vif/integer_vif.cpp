@@ -121,7 +121,7 @@ inline void pad_row(std::uint32_t* row, int n, int half) {
 template <typename T>
 ScaleSums statistic_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                          std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                         double gain_limit, Workspace& ws) {
+                         double gain_limit, Workspace& ws, int row_begin, int row_end) {
   const int fw = kFilterWidth[scale];
   const int half = fw / 2;
   const std::uint16_t* filt = kFilters[scale];
@@ -152,7 +152,7 @@ ScaleSums statistic_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
   const T* ref_rows[17];
   const T* dis_rows[17];
 
-  for (int i = 0; i < h; ++i) {
+  for (int i = row_begin; i < row_end; ++i) {
     for (int fi = 0; fi < fw; ++fi) {
       const std::ptrdiff_t r = reflect101(i - half + fi, h);
       ref_rows[fi] = ref + r * ref_stride;
@@ -251,9 +251,9 @@ ScaleSums statistic_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
 template <typename T>
 void subsample_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                     std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                    Workspace& ws, std::uint16_t* out_ref_img, std::uint16_t* out_dis_img) {
+                    Workspace& ws, std::uint16_t* out_ref_img, std::uint16_t* out_dis_img,
+                    int out_begin, int out_end) {
   const int out_width = w / 2;
-  const int out_height = h / 2;
   const int fw = kFilterWidth[scale + 1];
   const int half = fw / 2;
   const std::uint16_t* filt = kFilters[scale + 1];
@@ -268,7 +268,7 @@ void subsample_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
   const T* ref_rows[17];
   const T* dis_rows[17];
 
-  for (int oi = 0; oi < out_height; ++oi) {
+  for (int oi = out_begin; oi < out_end; ++oi) {
     const int i = 2 * oi;
     for (int fi = 0; fi < fw; ++fi) {
       const std::ptrdiff_t r = reflect101(i - half + fi, h);
@@ -308,33 +308,38 @@ void subsample_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
 
 ScaleSums statistic_scalar(const KernelInput& in, int scale, int bit_depth, double gain_limit,
                            Workspace& ws) {
+  const int end = in.row_end < 0 ? in.height : in.row_end;
   if (in.eight_bit)
     return statistic_impl(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
                           static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width,
-                          in.height, scale, bit_depth, gain_limit, ws);
+                          in.height, scale, bit_depth, gain_limit, ws, in.row_begin, end);
   return statistic_impl(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
                         static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width,
-                        in.height, scale, bit_depth, gain_limit, ws);
+                        in.height, scale, bit_depth, gain_limit, ws, in.row_begin, end);
 }
 
 void subsample_scalar(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
                       std::uint16_t* out_ref, std::uint16_t* out_dis) {
+  const int end = in.row_end < 0 ? in.height / 2 : in.row_end;
   if (in.eight_bit)
     subsample_impl(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
                    static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width, in.height,
-                   scale, bit_depth, ws, out_ref, out_dis);
+                   scale, bit_depth, ws, out_ref, out_dis, in.row_begin, end);
   else
     subsample_impl(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
                    static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width, in.height,
-                   scale, bit_depth, ws, out_ref, out_dis);
+                   scale, bit_depth, ws, out_ref, out_dis, in.row_begin, end);
 }
 
-VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distorted) {
+VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distorted,
+                                    TileRunner* tiles) {
   if (width_ == 0) throw Error("vif: compute() called before init()");
   if (reference.width < width_ || reference.height < height_ || distorted.width < width_ ||
       distorted.height < height_)
     throw Error(fmt::format("vif: plane smaller than the initialised {}x{}", width_, height_));
 
+  TileRunner& runner = tiles ? *tiles : serial_tile_runner();
+  if (slot_ws_.size() + 1 < runner.width()) slot_ws_.resize(runner.width() - 1);
   const bool simd = simd::use_simd();
   VifValues v;
   const std::ptrdiff_t sample = bit_depth_ == 8 ? 1 : 2;
@@ -346,6 +351,9 @@ VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distort
   in.width = width_;
   in.height = height_;
   in.eight_bit = bit_depth_ == 8;
+  // Per-tile sums, added in tile order after the scale (exact: integers).
+  constexpr unsigned kMaxTiles = 256;
+  std::array<ScaleSums, kMaxTiles> partial;
   for (int s = 0; s < kNumScales; ++s) {
     if (s > 0) {
       const Image& img = images_[s];
@@ -356,15 +364,52 @@ VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distort
       in.height = img.height;
       in.eight_bit = false;
     }
-    if (s > 0 || !skip_scale0_)
-      v.scale[s] = scale_value(simd ? statistic_simd(in, s, bit_depth_, enhn_gain_limit_, ws_)
-                                    : statistic_scalar(in, s, bit_depth_, enhn_gain_limit_, ws_));
-    if (s + 1 < kNumScales) {
-      Image& next = images_[s + 1];
-      if (simd)
-        subsample_simd(in, s, bit_depth_, ws_, next.ref.data(), next.dis.data());
-      else
-        subsample_scalar(in, s, bit_depth_, ws_, next.ref.data(), next.dis.data());
+    const bool stat = s > 0 || !skip_scale0_;
+    const bool down = s + 1 < kNumScales;
+    Image* next = down ? &images_[s + 1] : nullptr;
+    // A tile computes statistic rows [a, b) and the subsampled rows
+    // [a/2, b/2) (the same input rows, while in cache). At least 32 rows
+    // per tile keeps the per-tile set-up negligible.
+    const unsigned count = std::min(kMaxTiles, runner.tile_count(in.height, 32));
+    runner.run(count, [&](unsigned tile, unsigned slot) {
+      Workspace* ws = &ws_;
+      if (slot > 0) {
+        std::unique_ptr<Workspace>& own = slot_ws_[slot - 1];
+        if (!own) {
+          own = std::make_unique<Workspace>();
+          own->init(width_);
+        }
+        ws = own.get();
+      }
+      const TileRows rows = tile_rows(tile, count, in.height);
+      KernelInput part = in;
+      if (stat) {
+        part.row_begin = rows.begin;
+        part.row_end = rows.end;
+        partial[tile] = simd ? statistic_simd(part, s, bit_depth_, enhn_gain_limit_, *ws)
+                             : statistic_scalar(part, s, bit_depth_, enhn_gain_limit_, *ws);
+      }
+      if (down) {
+        // Output rows whose centre row 2*oi lies in [a, b).
+        part.row_begin = (rows.begin + 1) / 2;
+        part.row_end = std::min((rows.end + 1) / 2, in.height / 2);
+        if (part.row_begin < part.row_end) {
+          if (simd)
+            subsample_simd(part, s, bit_depth_, *ws, next->ref.data(), next->dis.data());
+          else
+            subsample_scalar(part, s, bit_depth_, *ws, next->ref.data(), next->dis.data());
+        }
+      }
+    });
+    if (stat) {
+      ScaleSums sums;
+      for (unsigned t = 0; t < count; ++t) {
+        sums.num_log += partial[t].num_log;
+        sums.den_log += partial[t].den_log;
+        sums.num_non_log += partial[t].num_non_log;
+        sums.den_non_log += partial[t].den_non_log;
+      }
+      v.scale[s] = scale_value(sums);
     }
   }
   return v;

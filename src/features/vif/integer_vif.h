@@ -22,9 +22,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "vqe/picture.h"
+#include "vqe/tiles.h"
 
 namespace vqe::vif {
 
@@ -112,6 +114,12 @@ struct KernelInput {
   int width = 0;
   int height = 0;
   bool eight_bit = false;
+  /// Rows to process, [row_begin, row_end): rows of the statistic, output
+  /// rows of the subsampling (row_end -1: all). Borders still reflect over
+  /// the whole `height`, so a pass cut into row ranges gives the same
+  /// values as one pass over all rows.
+  int row_begin = 0;
+  int row_end = -1;
 };
 
 /// Row buffers of the scalar and SIMD kernels for images up to `width`
@@ -195,7 +203,14 @@ class IntegerVifKernel {
   /// be at least width x height samples of init()'s bit depth: uint8_t
   /// samples at 8 bits, uint16_t (values < 2^bit_depth) above; stride in
   /// bytes. Deterministic; depends only on the two planes.
-  VifValues compute(const Plane& reference, const Plane& distorted);
+  ///
+  /// With `tiles` (width > 1), each scale's statistic and subsampling are cut
+  /// into row tiles run on the runner's threads; the integer sums of the
+  /// tiles add up to exactly the one-pass sums, so the values are identical.
+  /// The first call with a wider runner allocates one row workspace per
+  /// extra thread.
+  VifValues compute(const Plane& reference, const Plane& distorted,
+                    TileRunner* tiles = nullptr);
 
  private:
   // One scale's decimated image pair (uint16, stride = width).
@@ -212,7 +227,8 @@ class IntegerVifKernel {
   int height_ = 0;
   int bit_depth_ = 0;
   std::array<Image, kNumScales> images_{};  // index 0 unused (scale 0 reads the input)
-  Workspace ws_;
+  Workspace ws_;                                   // slot 0
+  std::vector<std::unique_ptr<Workspace>> slot_ws_;  // slots 1.. (allocated on first use)
 };
 
 }  // namespace vqe::vif

@@ -117,7 +117,7 @@ class VifExtractor final : public FeatureExtractor {
     if (reference.format() != format_ || distorted.format() != format_)
       throw Error(fmt::format("vif: frame {} does not have the initialised format {}x{} {}-bit",
                               index, format_.width, format_.height, format_.bit_depth));
-    const vif::VifValues v = kernel_.compute(reference.plane(0), distorted.plane(0));
+    const vif::VifValues v = kernel_.compute(reference.plane(0), distorted.plane(0), tiles_);
     const std::vector<std::string>& names = cfg_.names;
 
     // Per-scale scores: float num / float den; scale 0 is 0 when skipped.
@@ -146,6 +146,8 @@ class VifExtractor final : public FeatureExtractor {
     }
   }
 
+  void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<VifExtractor>(cfg_);
   }
@@ -154,6 +156,7 @@ class VifExtractor final : public FeatureExtractor {
   Config cfg_;
   vif::IntegerVifKernel kernel_;  // working buffers of this instance only
   VideoFormat format_{};
+  TileRunner* tiles_ = nullptr;  // null: one thread
 };
 
 const bool kRegistered = register_extractor(ExtractorInfo{

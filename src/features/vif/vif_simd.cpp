@@ -99,27 +99,33 @@ namespace hn = hwy::HWY_NAMESPACE;
 // forward to the scalar reference so that the dispatch table is complete.
 ScaleSums Statistic8(const std::uint8_t* ref, std::ptrdiff_t ref_stride, const std::uint8_t* dis,
                      std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                     double gain_limit, Workspace* ws) {
-  return statistic_scalar(KernelInput{ref, dis, ref_stride, dis_stride, w, h, true}, scale,
-                          bit_depth, gain_limit, *ws);
+                     double gain_limit, Workspace* ws, int row_begin, int row_end) {
+  return statistic_scalar(
+      KernelInput{ref, dis, ref_stride, dis_stride, w, h, true, row_begin, row_end}, scale,
+      bit_depth, gain_limit, *ws);
 }
 ScaleSums Statistic16(const std::uint16_t* ref, std::ptrdiff_t ref_stride,
                       const std::uint16_t* dis, std::ptrdiff_t dis_stride, int w, int h,
-                      int scale, int bit_depth, double gain_limit, Workspace* ws) {
-  return statistic_scalar(KernelInput{ref, dis, ref_stride, dis_stride, w, h, false}, scale,
-                          bit_depth, gain_limit, *ws);
+                      int scale, int bit_depth, double gain_limit, Workspace* ws, int row_begin,
+                      int row_end) {
+  return statistic_scalar(
+      KernelInput{ref, dis, ref_stride, dis_stride, w, h, false, row_begin, row_end}, scale,
+      bit_depth, gain_limit, *ws);
 }
 void Subsample8(const std::uint8_t* ref, std::ptrdiff_t ref_stride, const std::uint8_t* dis,
                 std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth, Workspace* ws,
-                std::uint16_t* out_ref, std::uint16_t* out_dis) {
-  subsample_scalar(KernelInput{ref, dis, ref_stride, dis_stride, w, h, true}, scale, bit_depth,
-                   *ws, out_ref, out_dis);
+                std::uint16_t* out_ref, std::uint16_t* out_dis, int out_begin, int out_end) {
+  subsample_scalar(
+      KernelInput{ref, dis, ref_stride, dis_stride, w, h, true, out_begin, out_end}, scale,
+      bit_depth, *ws, out_ref, out_dis);
 }
 void Subsample16(const std::uint16_t* ref, std::ptrdiff_t ref_stride, const std::uint16_t* dis,
                  std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                 Workspace* ws, std::uint16_t* out_ref, std::uint16_t* out_dis) {
-  subsample_scalar(KernelInput{ref, dis, ref_stride, dis_stride, w, h, false}, scale, bit_depth,
-                   *ws, out_ref, out_dis);
+                 Workspace* ws, std::uint16_t* out_ref, std::uint16_t* out_dis, int out_begin,
+                 int out_end) {
+  subsample_scalar(
+      KernelInput{ref, dis, ref_stride, dis_stride, w, h, false, out_begin, out_end}, scale,
+      bit_depth, *ws, out_ref, out_dis);
 }
 #else
 using DU32 = hn::ScalableTag<std::uint32_t>;
@@ -868,14 +874,14 @@ HWY_INLINE void HorizontalStatRow(int w, Workspace& ws) {
 template <int scale, typename T>
 ScaleSums StatisticScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                          std::ptrdiff_t dis_stride, int w, int h, int bit_depth,
-                         double gain_limit, Workspace* ws) {
+                         double gain_limit, Workspace* ws, int row_begin, int row_end) {
   constexpr int fw = kFilterWidth[scale];
   constexpr int half = fw / 2;
   const T* rr[fw];
   const T* dr[fw];
   ScaleSums sums;
   int prev_count = 0;  // pixels of the previous row whose log entries are pending
-  for (int i = 0; i < h; ++i) {
+  for (int i = row_begin; i < row_end; ++i) {
     for (int fi = 0; fi < fw; ++fi) {
       const int y = i - half + fi;
       const std::ptrdiff_t r = (y >= 0 && y < h) ? y : reflect101(y, h);
@@ -897,7 +903,7 @@ ScaleSums StatisticScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                           ws->log_idx[static_cast<std::size_t>(parity ^ 1)], prev_count, sums);
   }
   std::int64_t den_entries = 0, num_entries = 0;
-  LookupTerms(ws->log_idx[static_cast<std::size_t>((h - 1) & 1)], 0, prev_count, den_entries,
+  LookupTerms(ws->log_idx[static_cast<std::size_t>((row_end - 1) & 1)], 0, prev_count, den_entries,
               num_entries);
   sums.den_log += den_entries;
   sums.num_log += num_entries;
@@ -907,29 +913,36 @@ ScaleSums StatisticScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
 template <typename T>
 ScaleSums StatisticImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                         std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                        double gain_limit, Workspace* ws) {
+                        double gain_limit, Workspace* ws, int row_begin, int row_end) {
   switch (scale) {
     case 0:
-      return StatisticScale<0>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit, ws);
+      return StatisticScale<0>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit,
+                                ws, row_begin, row_end);
     case 1:
-      return StatisticScale<1>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit, ws);
+      return StatisticScale<1>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit,
+                                ws, row_begin, row_end);
     case 2:
-      return StatisticScale<2>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit, ws);
+      return StatisticScale<2>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit,
+                                ws, row_begin, row_end);
     default:
-      return StatisticScale<3>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit, ws);
+      return StatisticScale<3>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit,
+                                ws, row_begin, row_end);
   }
 }
 
 ScaleSums Statistic8(const std::uint8_t* ref, std::ptrdiff_t ref_stride, const std::uint8_t* dis,
                      std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                     double gain_limit, Workspace* ws) {
-  return StatisticImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, gain_limit, ws);
+                     double gain_limit, Workspace* ws, int row_begin, int row_end) {
+  return StatisticImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, gain_limit, ws,
+                       row_begin, row_end);
 }
 
 ScaleSums Statistic16(const std::uint16_t* ref, std::ptrdiff_t ref_stride,
                       const std::uint16_t* dis, std::ptrdiff_t dis_stride, int w, int h,
-                      int scale, int bit_depth, double gain_limit, Workspace* ws) {
-  return StatisticImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, gain_limit, ws);
+                      int scale, int bit_depth, double gain_limit, Workspace* ws, int row_begin,
+                      int row_end) {
+  return StatisticImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, gain_limit, ws,
+                       row_begin, row_end);
 }
 
 // Blur with scale+1's filter, keep even rows and columns. The filter length
@@ -937,7 +950,8 @@ ScaleSums Statistic16(const std::uint16_t* ref, std::ptrdiff_t ref_stride,
 template <int scale, typename T>
 void SubsampleScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                     std::ptrdiff_t dis_stride, int w, int h, int bit_depth, Workspace* ws,
-                    std::uint16_t* out_ref_img, std::uint16_t* out_dis_img) {
+                    std::uint16_t* out_ref_img, std::uint16_t* out_dis_img, int out_begin,
+                    int out_end) {
   const DU32 d;
   const int n = static_cast<int>(hn::Lanes(d));
   constexpr int fw = kFilterWidth[scale + 1];
@@ -950,14 +964,13 @@ void SubsampleScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
     round = 1u << (bit_depth - 1);
   }
   const int ow = w / 2;
-  const int oh = h / 2;
   std::uint32_t* conv_ref = ws->conv_ref;
   std::uint32_t* conv_dis = ws->conv_dis;
   const T* rr[17];
   const T* dr[17];
   const VU32 vround = hn::Set(d, round);
   const VU32 round16 = hn::Set(d, 32768);
-  for (int oi = 0; oi < oh; ++oi) {
+  for (int oi = out_begin; oi < out_end; ++oi) {
     const int i = 2 * oi;
     for (int fi = 0; fi < fw; ++fi) {
       const int y = i - half + fi;
@@ -1037,30 +1050,34 @@ void SubsampleScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
 template <typename T>
 void SubsampleImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                    std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                   Workspace* ws, std::uint16_t* out_ref, std::uint16_t* out_dis) {
+                   Workspace* ws, std::uint16_t* out_ref, std::uint16_t* out_dis, int out_begin,
+                   int out_end) {
   switch (scale) {
     case 0:
       return SubsampleScale<0>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
-                               out_dis);
+                               out_dis, out_begin, out_end);
     case 1:
       return SubsampleScale<1>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
-                               out_dis);
+                               out_dis, out_begin, out_end);
     default:
       return SubsampleScale<2>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
-                               out_dis);
+                               out_dis, out_begin, out_end);
   }
 }
 
 void Subsample8(const std::uint8_t* ref, std::ptrdiff_t ref_stride, const std::uint8_t* dis,
                 std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth, Workspace* ws,
-                std::uint16_t* out_ref, std::uint16_t* out_dis) {
-  SubsampleImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, ws, out_ref, out_dis);
+                std::uint16_t* out_ref, std::uint16_t* out_dis, int out_begin, int out_end) {
+  SubsampleImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, ws, out_ref, out_dis,
+                out_begin, out_end);
 }
 
 void Subsample16(const std::uint16_t* ref, std::ptrdiff_t ref_stride, const std::uint16_t* dis,
                  std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                 Workspace* ws, std::uint16_t* out_ref, std::uint16_t* out_dis) {
-  SubsampleImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, ws, out_ref, out_dis);
+                 Workspace* ws, std::uint16_t* out_ref, std::uint16_t* out_dis, int out_begin,
+                 int out_end) {
+  SubsampleImpl(ref, ref_stride, dis, dis_stride, w, h, scale, bit_depth, ws, out_ref, out_dis,
+                out_begin, out_end);
 }
 
 #endif  // HWY_TARGET
@@ -1078,29 +1095,31 @@ HWY_EXPORT(Subsample16);
 
 ScaleSums statistic_simd(const KernelInput& in, int scale, int bit_depth, double gain_limit,
                          Workspace& ws) {
+  const int end = in.row_end < 0 ? in.height : in.row_end;
   if (in.eight_bit)
     return HWY_DYNAMIC_DISPATCH(Statistic8)(
         static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
         static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width, in.height, scale,
-        bit_depth, gain_limit, &ws);
+        bit_depth, gain_limit, &ws, in.row_begin, end);
   return HWY_DYNAMIC_DISPATCH(Statistic16)(
       static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
       static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width, in.height, scale,
-      bit_depth, gain_limit, &ws);
+      bit_depth, gain_limit, &ws, in.row_begin, end);
 }
 
 void subsample_simd(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
                     std::uint16_t* out_ref, std::uint16_t* out_dis) {
+  const int end = in.row_end < 0 ? in.height / 2 : in.row_end;
   if (in.eight_bit)
     HWY_DYNAMIC_DISPATCH(Subsample8)(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
                                      static_cast<const std::uint8_t*>(in.dis), in.dis_stride,
                                      in.width, in.height, scale, bit_depth, &ws, out_ref,
-                                     out_dis);
+                                     out_dis, in.row_begin, end);
   else
     HWY_DYNAMIC_DISPATCH(Subsample16)(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
                                       static_cast<const std::uint16_t*>(in.dis), in.dis_stride,
                                       in.width, in.height, scale, bit_depth, &ws, out_ref,
-                                      out_dis);
+                                      out_dis, in.row_begin, end);
 }
 
 }  // namespace vqe::vif
