@@ -939,35 +939,25 @@ IntegerAdm::StreamScratch& IntegerAdm::scratch(unsigned slot) {
   return *sc;
 }
 
-template <typename T>
-void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, float* num, float* den,
-                                 float* aim, TileRunner& runner) {
-  // The SIMD path of level 0 (scale 0 not skipped) as one pass over the
-  // output rows, so that every band row is used while in cache: row i's DWT
-  // (the LL rows go to the full LL bands for level 1, the detail rows to
-  // one-row buffers), its decoupling and masker terms (into 3-row rings) and
-  // its denominator sums; then the masking sums of row i-1, whose masker
-  // rows i-2..i are ready. Each row's values and roundings are those of the
-  // separate passes (dwt_level0, decouple_level0, csf_denominator_level0,
-  // csf_level0, masked_sum_level0); the row sums are integers, so their
-  // order does not matter.
+template <typename B, typename Ops>
+IntegerAdm::StreamSums IntegerAdm::stream_level(int w, int h, std::size_t st, int passes,
+                                                B* ref_ll, B* dis_ll, const Ops& ops,
+                                                TileRunner& runner) {
+  // One level of the SIMD path as one pass over the band rows, so that every
+  // band row is used while in cache: row i's DWT (the LL rows go to the full
+  // LL bands for the next level, the detail rows to one-row buffers), its
+  // decoupling and masker terms (into 3-row rings) and its denominator sums;
+  // then the masking sums of row i-1, whose masker rows i-2..i are ready.
+  // Each row's values and roundings are those of the separate scalar passes
+  // (dwt_level*, decouple_level*, csf_denominator_level*, csf_level*,
+  // masked_sum_level*); the row sums are integers, so their order does not
+  // matter.
   //
   // Row tiles: a tile owns band rows [A, B) (their LL rows, denominator and
   // masking sums) and also runs rows A-1 and B, whose masker terms its
-  // masking rows need, into scratch.
-  const int w0 = width_;
-  const int w = (w0 + 1) / 2, h = (height_ + 1) / 2;
+  // masking rows need, with their LL rows going to scratch.
   const Region r = score_region(w, h);
   const Region wr = work_region(w, h);
-  const std::size_t st = static_cast<std::size_t>(stride0_);
-  const int passes = aim ? 2 : 1;
-  std::uint32_t cub_shift[3], row_shift;
-  masked_level0_shifts(w, h, cub_shift, &row_shift);
-  const std::int64_t row_add = half_of_pow2(row_shift);
-  const int den_area = (r.bottom - r.top) * (r.right - r.left);
-  const std::int32_t den_shift = den_level0_shift(den_area);
-  const std::uint64_t den_add = den_shift > 0 ? (std::uint64_t{1} << (den_shift - 1)) : 0;
-
   const unsigned count = std::min(kMaxTiles, runner.tile_count(h, kMinTileRows));
   std::array<StreamSums, kMaxTiles> partial;
   runner.run(count, [&](unsigned tile, unsigned slot) {
@@ -975,25 +965,18 @@ void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, float* num,
     StreamSums& sums = partial[tile];
     sums = StreamSums{};
     const TileRows own = tile_rows(tile, count, h);
-    std::int16_t* tlo = sc.tmp16.data() + 1;
-    std::int16_t* thi = tlo + tmp_pitch0_;
+    B* ring_base;
+    B* ll_scratch;
+    if constexpr (sizeof(B) == 2) {
+      ring_base = sc.ring16.data();
+      ll_scratch = sc.ll16.data();
+    } else {
+      ring_base = sc.ring32.data();
+      ll_scratch = sc.ll32.data();
+    }
     // Ring rows: [0..2] ref h, v, d; [3..5] dis h, v, d (one row each); then
     // restored h, v, d and additive h, v, d, 3 rows each.
-    auto ring16 = [&](int band, int ring_slot) {
-      return sc.ring16.data() + (band * 3 + ring_slot) * st;
-    };
-    auto dwt_row = [&](const Plane& src, int i, std::int16_t* a, std::int16_t* v,
-                       std::int16_t* hb, std::int16_t* d) {
-      const T* rows[4] = {src.row<T>(tap_y_[0][i]), src.row<T>(tap_y_[1][i]),
-                          src.row<T>(tap_y_[2][i]), src.row<T>(tap_y_[3][i])};
-      if constexpr (sizeof(T) == 1)
-        simd_kernels::dwt0_vertical_u8(rows, w0, bit_depth_, tlo, thi);
-      else
-        simd_kernels::dwt0_vertical_u16(rows, w0, bit_depth_, tlo, thi);
-      mirror_row(tlo, w0);
-      mirror_row(thi, w0);
-      simd_kernels::dwt0_horizontal(tlo, thi, w, a, v, hb, d);
-    };
+    auto ring = [&](int band, int ring_slot) { return ring_base + (band * 3 + ring_slot) * st; };
     // Masking sums of score row m from the rings (its rows m-1..m+1 are done).
     auto masked_row = [&](int m) {
       const Neighbours ny = neighbours(m, h);
@@ -1002,16 +985,16 @@ void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, float* num,
           return sc.ring_mask.data() + (static_cast<std::size_t>(p) * 3 + row % 3) * st;
         };
         const int target_band = p == 0 ? 6 : 9;  // restored, additive
-        const MaskRow<std::int16_t> row{
+        const MaskRow<B> row{
             {mask(ny.before), mask(ny.centre), mask(ny.after)},
             sc.ring_centre.data() + (static_cast<std::size_t>(p) * 3 + m % 3) * st,
-            {ring16(target_band, m % 3), ring16(target_band + 1, m % 3),
-             ring16(target_band + 2, m % 3)},
+            {ring(target_band, m % 3), ring(target_band + 1, m % 3),
+             ring(target_band + 2, m % 3)},
             w};
         std::int64_t inner[3] = {0, 0, 0};
-        simd_kernels::masked0_row(row, r.left, r.right, w0_.fixed, cub_shift, inner);
+        ops.masked(row, r.left, r.right, inner);
         for (int theta = 0; theta < 3; ++theta)
-          sums.masked[p][theta] += (inner[theta] + row_add) >> row_shift;
+          sums.masked[p][theta] += (inner[theta] + ops.row_add) >> ops.row_shift;
       }
     };
     int next_masked = std::max(own.begin, r.top);
@@ -1020,42 +1003,95 @@ void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, float* num,
     for (int i = std::max(0, own.begin - 1); i < last; ++i) {
       const bool owned = i >= own.begin && i < own.end;
       const std::size_t at = static_cast<std::size_t>(i) * st;
-      dwt_row(ref, i, owned ? ref16_.a.data() + at : sc.ll16.data(), ring16(1, 0), ring16(0, 0),
-              ring16(2, 0));
-      dwt_row(dis, i, owned ? dis16_.a.data() + at : sc.ll16.data() + st, ring16(4, 0),
-              ring16(3, 0), ring16(5, 0));
+      ops.dwt(sc, true, i, owned ? ref_ll + at : ll_scratch, ring(1, 0), ring(0, 0), ring(2, 0));
+      ops.dwt(sc, false, i, owned ? dis_ll + at : ll_scratch + st, ring(4, 0), ring(3, 0),
+              ring(5, 0));
       if (i >= wr.top && i < wr.bottom) {
-        const int ring_slot = i % 3;
-        const DecoupleRow<std::int16_t> row{
-            ring16(0, 0),         ring16(1, 0),         ring16(2, 0),
-            ring16(3, 0),         ring16(4, 0),         ring16(5, 0),
-            ring16(6, ring_slot), ring16(7, ring_slot), ring16(8, ring_slot),
-            ring16(9, ring_slot), ring16(10, ring_slot), ring16(11, ring_slot)};
-        simd_kernels::decouple0_row(row, wr.left, wr.right, cos_1deg_sq_,
-                                    params_.enhn_gain_limit);
+        const int rs = i % 3;
+        const DecoupleRow<B> row{ring(0, 0),  ring(1, 0),  ring(2, 0),  ring(3, 0),
+                                 ring(4, 0),  ring(5, 0),  ring(6, rs), ring(7, rs),
+                                 ring(8, rs), ring(9, rs), ring(10, rs), ring(11, rs)};
+        ops.decouple(row, wr.left, wr.right);
         for (int p = 0; p < passes; ++p) {
           const int masker_band = p == 0 ? 9 : 6;  // additive, restored
-          const std::size_t ring_at = (static_cast<std::size_t>(p) * 3 + ring_slot) * st;
-          simd_kernels::csf0_row(ring16(masker_band, ring_slot),
-                                 ring16(masker_band + 1, ring_slot),
-                                 ring16(masker_band + 2, ring_slot), wr.left, wr.right,
-                                 w0_.fixed, sc.ring_mask.data() + ring_at,
-                                 sc.ring_centre.data() + ring_at);
+          const std::size_t ring_at = (static_cast<std::size_t>(p) * 3 + rs) * st;
+          ops.csf(ring(masker_band, rs), ring(masker_band + 1, rs), ring(masker_band + 2, rs),
+                  wr.left, wr.right, sc.ring_mask.data() + ring_at,
+                  sc.ring_centre.data() + ring_at);
         }
       }
       if (owned && i >= r.top && i < r.bottom)
         for (int theta = 0; theta < 3; ++theta)
-          sums.den[theta] += (simd_kernels::den0_row(ring16(theta, 0), r.left, r.right) +
-                              den_add) >> den_shift;
+          sums.den[theta] += ops.den(ring(theta, 0), r.left, r.right);
       // Row m needs rows up to m+1 (h-1 at the last row).
       while (next_masked < masked_end && neighbours(next_masked, h).after <= i)
         masked_row(next_masked++);
     }
   });
-  const StreamSums total = add_tiles(partial.data(), count);
+  return add_tiles(partial.data(), count);
+}
+
+template <typename T>
+void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, float* num, float* den,
+                                 float* aim, TileRunner& runner) {
+  // Level 0 of the SIMD path (scale 0 not skipped): stream_level with the
+  // 16-bit kernels.
+  const int w0 = width_;
+  const int w = (w0 + 1) / 2, h = (height_ + 1) / 2;
+  const Region r = score_region(w, h);
+  struct Ops {
+    const IntegerAdm& adm;
+    const Plane& ref;
+    const Plane& dis;
+    int w0, w;
+    std::uint32_t cub_shift[3];
+    std::uint32_t row_shift;
+    std::int64_t row_add;
+    std::int32_t den_shift;
+    std::uint64_t den_add;
+    void dwt(StreamScratch& sc, bool is_ref, int i, std::int16_t* a, std::int16_t* v,
+             std::int16_t* hb, std::int16_t* d) const {
+      const Plane& src = is_ref ? ref : dis;
+      std::int16_t* tlo = sc.tmp16.data() + 1;
+      std::int16_t* thi = tlo + adm.tmp_pitch0_;
+      const T* rows[4] = {src.row<T>(adm.tap_y_[0][i]), src.row<T>(adm.tap_y_[1][i]),
+                          src.row<T>(adm.tap_y_[2][i]), src.row<T>(adm.tap_y_[3][i])};
+      if constexpr (sizeof(T) == 1)
+        simd_kernels::dwt0_vertical_u8(rows, w0, adm.bit_depth_, tlo, thi);
+      else
+        simd_kernels::dwt0_vertical_u16(rows, w0, adm.bit_depth_, tlo, thi);
+      mirror_row(tlo, w0);
+      mirror_row(thi, w0);
+      simd_kernels::dwt0_horizontal(tlo, thi, w, a, v, hb, d);
+    }
+    void decouple(const DecoupleRow<std::int16_t>& row, int begin, int end) const {
+      simd_kernels::decouple0_row(row, begin, end, adm.cos_1deg_sq_, adm.params_.enhn_gain_limit);
+    }
+    void csf(const std::int16_t* h, const std::int16_t* v, const std::int16_t* d, int begin,
+             int end, std::int32_t* mask, std::int32_t* centre) const {
+      simd_kernels::csf0_row(h, v, d, begin, end, adm.w0_.fixed, mask, centre);
+    }
+    void masked(const MaskRow<std::int16_t>& row, int begin, int end,
+                std::int64_t inner[3]) const {
+      simd_kernels::masked0_row(row, begin, end, adm.w0_.fixed, cub_shift, inner);
+    }
+    std::uint64_t den(const std::int16_t* row, int begin, int end) const {
+      return (simd_kernels::den0_row(row, begin, end) + den_add) >> den_shift;
+    }
+  };
+  Ops ops{*this, ref, dis, w0, w, {}, 0, 0, 0, 0};
+  masked_level0_shifts(w, h, ops.cub_shift, &ops.row_shift);
+  ops.row_add = half_of_pow2(ops.row_shift);
+  const int den_area = (r.bottom - r.top) * (r.right - r.left);
+  ops.den_shift = den_level0_shift(den_area);
+  ops.den_add = ops.den_shift > 0 ? (std::uint64_t{1} << (ops.den_shift - 1)) : 0;
+
+  const StreamSums total = stream_level(w, h, static_cast<std::size_t>(stride0_), aim ? 2 : 1,
+                                        ref16_.a.data(), dis16_.a.data(), ops, runner);
   *den = den_level0_total(total.den, den_area);
-  *num = masked_level0_total(total.masked[0], cub_shift, row_shift, r, params_.noise_weight);
-  if (aim) *aim = masked_level0_total(total.masked[1], cub_shift, row_shift, r, 0.0);
+  *num = masked_level0_total(total.masked[0], ops.cub_shift, ops.row_shift, r,
+                             params_.noise_weight);
+  if (aim) *aim = masked_level0_total(total.masked[1], ops.cub_shift, ops.row_shift, r, 0.0);
 }
 
 float IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, int h,
@@ -1110,41 +1146,31 @@ template <typename S>
 void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_stride, int w_in,
                                    int h_in, int scale, float* num, float* den, float* aim,
                                    TileRunner& runner) {
-  // Levels 1-3 of the SIMD path in one pass over the rows, as
-  // level0_streamed (same row values as dwt_level123, decouple_level123,
-  // csf_denominator_level123, csf_level123 and masked_sum_level123), with
-  // the same row tiles. The LL rows go to ref32_.a / dis32_.a.
+  // Levels 1-3 of the SIMD path: stream_level with the 32-bit kernels, on
+  // the previous LL bands (int16 at level 1, int32 after).
   static constexpr int kShiftH[3] = {15, 16, 15};
-  const int shift_h = kShiftH[scale - 1];
   const int w = (w_in + 1) / 2, h = (h_in + 1) / 2;
   const Region r = score_region(w, h);
-  const Region wr = work_region(w, h);
-  const std::size_t st = static_cast<std::size_t>(stride1_);
-  const int passes = aim ? 2 : 1;
-  const std::uint32_t cub_shift = ceil_log2(w);
-  const std::uint32_t row_shift = ceil_log2(h);
-  const std::int64_t row_add = half_of_pow2(row_shift);
   const Den123Shifts dsh = den_level123_shifts(r, scale);
-  const std::uint64_t den_add = half_of_pow2(dsh.accum);
-  const std::uint32_t* fixed = wn_[scale].fixed;
-
-  const unsigned count = std::min(kMaxTiles, runner.tile_count(h, kMinTileRows));
-  std::array<StreamSums, kMaxTiles> partial;
-  runner.run(count, [&](unsigned tile, unsigned slot) {
-    StreamScratch& sc = scratch(slot);
-    StreamSums& sums = partial[tile];
-    sums = StreamSums{};
-    const TileRows own = tile_rows(tile, count, h);
-    std::int32_t* tlo = sc.tmp32.data() + 1;
-    std::int32_t* thi = tlo + tmp_pitch1_;
-    auto ring32 = [&](int band, int ring_slot) {
-      return sc.ring32.data() + (band * 3 + ring_slot) * st;
-    };
-    auto dwt_row = [&](const S* src, int i, std::int32_t* a, std::int32_t* v, std::int32_t* hb,
-                       std::int32_t* d) {
+  struct Ops {
+    const IntegerAdm& adm;
+    const S* ref_ll;
+    const S* dis_ll;
+    int src_stride, w_in, w, shift_h;
+    const std::uint32_t* fixed;
+    std::uint32_t cub_shift;
+    std::uint32_t row_shift;
+    std::int64_t row_add;
+    Den123Shifts dsh;
+    std::uint64_t den_add;
+    void dwt(StreamScratch& sc, bool is_ref, int i, std::int32_t* a, std::int32_t* v,
+             std::int32_t* hb, std::int32_t* d) const {
+      const S* src = is_ref ? ref_ll : dis_ll;
+      std::int32_t* tlo = sc.tmp32.data() + 1;
+      std::int32_t* thi = tlo + adm.tmp_pitch1_;
       const S* rows[4];
       for (int k = 0; k < 4; ++k)
-        rows[k] = src + static_cast<std::size_t>(tap_y_[k][i]) * src_stride;
+        rows[k] = src + static_cast<std::size_t>(adm.tap_y_[k][i]) * src_stride;
       if constexpr (sizeof(S) == 2)
         simd_kernels::dwt1_vertical(rows, w_in, tlo, thi);
       else
@@ -1152,65 +1178,30 @@ void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_str
       mirror_row(tlo, w_in);
       mirror_row(thi, w_in);
       simd_kernels::dwt123_horizontal(tlo, thi, w, shift_h, a, v, hb, d);
-    };
-    auto masked_row = [&](int m) {
-      const Neighbours ny = neighbours(m, h);
-      for (int p = 0; p < passes; ++p) {
-        auto mask = [&](int row) {
-          return sc.ring_mask.data() + (static_cast<std::size_t>(p) * 3 + row % 3) * st;
-        };
-        const int target_band = p == 0 ? 6 : 9;  // restored, additive
-        const MaskRow<std::int32_t> row{
-            {mask(ny.before), mask(ny.centre), mask(ny.after)},
-            sc.ring_centre.data() + (static_cast<std::size_t>(p) * 3 + m % 3) * st,
-            {ring32(target_band, m % 3), ring32(target_band + 1, m % 3),
-             ring32(target_band + 2, m % 3)},
-            w};
-        std::int64_t inner[3] = {0, 0, 0};
-        simd_kernels::masked123_row(row, r.left, r.right, fixed, cub_shift, inner);
-        for (int theta = 0; theta < 3; ++theta)
-          sums.masked[p][theta] += (inner[theta] + row_add) >> row_shift;
-      }
-    };
-    int next_masked = std::max(own.begin, r.top);
-    const int masked_end = std::min(own.end, r.bottom);
-    const int last = std::min(h, own.end + 1);
-    for (int i = std::max(0, own.begin - 1); i < last; ++i) {
-      const bool owned = i >= own.begin && i < own.end;
-      const std::size_t at = static_cast<std::size_t>(i) * st;
-      dwt_row(ref_ll, i, owned ? ref32_.a.data() + at : sc.ll32.data(), ring32(1, 0),
-              ring32(0, 0), ring32(2, 0));
-      dwt_row(dis_ll, i, owned ? dis32_.a.data() + at : sc.ll32.data() + st, ring32(4, 0),
-              ring32(3, 0), ring32(5, 0));
-      if (i >= wr.top && i < wr.bottom) {
-        const int ring_slot = i % 3;
-        const DecoupleRow<std::int32_t> row{
-            ring32(0, 0),         ring32(1, 0),          ring32(2, 0),
-            ring32(3, 0),         ring32(4, 0),          ring32(5, 0),
-            ring32(6, ring_slot), ring32(7, ring_slot),  ring32(8, ring_slot),
-            ring32(9, ring_slot), ring32(10, ring_slot), ring32(11, ring_slot)};
-        simd_kernels::decouple123_row(row, wr.left, wr.right, cos_1deg_sq_,
-                                      params_.enhn_gain_limit);
-        for (int p = 0; p < passes; ++p) {
-          const int masker_band = p == 0 ? 9 : 6;  // additive, restored
-          const std::size_t ring_at = (static_cast<std::size_t>(p) * 3 + ring_slot) * st;
-          simd_kernels::csf123_row(ring32(masker_band, ring_slot),
-                                   ring32(masker_band + 1, ring_slot),
-                                   ring32(masker_band + 2, ring_slot), wr.left, wr.right, fixed,
-                                   sc.ring_mask.data() + ring_at,
-                                   sc.ring_centre.data() + ring_at);
-        }
-      }
-      if (owned && i >= r.top && i < r.bottom)
-        for (int theta = 0; theta < 3; ++theta)
-          sums.den[theta] +=
-              (simd_kernels::den123_row(ring32(theta, 0), r.left, r.right, dsh.sq, dsh.cub) +
-               den_add) >> dsh.accum;
-      while (next_masked < masked_end && neighbours(next_masked, h).after <= i)
-        masked_row(next_masked++);
     }
-  });
-  const StreamSums total = add_tiles(partial.data(), count);
+    void decouple(const DecoupleRow<std::int32_t>& row, int begin, int end) const {
+      simd_kernels::decouple123_row(row, begin, end, adm.cos_1deg_sq_,
+                                    adm.params_.enhn_gain_limit);
+    }
+    void csf(const std::int32_t* h, const std::int32_t* v, const std::int32_t* d, int begin,
+             int end, std::int32_t* mask, std::int32_t* centre) const {
+      simd_kernels::csf123_row(h, v, d, begin, end, fixed, mask, centre);
+    }
+    void masked(const MaskRow<std::int32_t>& row, int begin, int end,
+                std::int64_t inner[3]) const {
+      simd_kernels::masked123_row(row, begin, end, fixed, cub_shift, inner);
+    }
+    std::uint64_t den(const std::int32_t* row, int begin, int end) const {
+      return (simd_kernels::den123_row(row, begin, end, dsh.sq, dsh.cub) + den_add) >> dsh.accum;
+    }
+  };
+  const std::uint32_t row_shift = ceil_log2(h);
+  const Ops ops{*this,         ref_ll,        dis_ll,           src_stride,
+                w_in,          w,             kShiftH[scale - 1], wn_[scale].fixed,
+                ceil_log2(w),  row_shift,     half_of_pow2(row_shift), dsh,
+                half_of_pow2(dsh.accum)};
+  const StreamSums total = stream_level(w, h, static_cast<std::size_t>(stride1_), aim ? 2 : 1,
+                                        ref32_.a.data(), dis32_.a.data(), ops, runner);
   *den = den_level123_total(total.den, w, h, scale);
   *num = masked_level123_total(total.masked[0], w, h, scale, params_.noise_weight);
   if (aim) *aim = masked_level123_total(total.masked[1], w, h, scale, 0.0);

@@ -168,6 +168,13 @@ class IntegerAdm {
     std::int64_t masked[2][3] = {{0, 0, 0}, {0, 0, 0}};
   };
   static StreamSums add_tiles(const StreamSums* tiles, unsigned count);
+  /// One level of the SIMD path over band rows of a w x h level (stride
+  /// `st`) in row tiles: `ops` supplies the level's row kernels (DWT,
+  /// decoupling, masker terms, masking and denominator sums); the LL rows
+  /// go to ref_ll / dis_ll. Returns the level's integer sums.
+  template <typename B, typename Ops>
+  StreamSums stream_level(int w, int h, std::size_t st, int passes, B* ref_ll, B* dis_ll,
+                          const Ops& ops, TileRunner& runner);
   /// Slot `slot`'s row buffers (allocated on its first use).
   StreamScratch& scratch(unsigned slot);
   /// Allocates the full detail bands and masker planes of the scalar passes
