@@ -582,6 +582,7 @@ IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& pa
     tap_y_[k].assign(rows0, 0);
   }
   reciprocal_table();  // build it outside the per-frame path
+  scorer_.emplace(width, height, params);
 }
 
 
@@ -768,13 +769,12 @@ void IntegerAdm::decouple_level123(int w, int h) {
 // ---------------------------------------------------------------------------
 // Denominator: Σ |csf(ref)|³ over the scored region, cube-rooted, plus noise
 
-float IntegerAdm::csf_denominator_level0(int w, int h) const {
+void IntegerAdm::csf_denominator_level0(int w, int h, std::uint64_t accum[3]) const {
   const Region r = score_region(w, h);
   const int area = (r.bottom - r.top) * (r.right - r.left);
   const std::int32_t shift = den_level0_shift(area);
   const std::uint64_t add = shift > 0 ? (std::uint64_t{1} << (shift - 1)) : 0;
   const bool simd = vqe::simd::use_simd();
-  std::uint64_t accum[3];
   for (int theta = 0; theta < 3; ++theta) {
     const std::int16_t* band = ref16_.orient(theta);
     accum[theta] = 0;
@@ -785,10 +785,9 @@ float IntegerAdm::csf_denominator_level0(int w, int h) const {
       accum[theta] += (inner + add) >> shift;
     }
   }
-  return den_level0_total(accum, area);
 }
 
-float IntegerAdm::den_level0_total(const std::uint64_t accum[3], int area) const {
+float AdmScorer::den_level0_total(const std::uint64_t accum[3], int area) const {
   const std::int32_t shift = den_level0_shift(area);
   const float noise = powf(static_cast<float>(area * params_.noise_weight), 1.0f / 3.0f);
   float total = 0.0f;
@@ -796,19 +795,19 @@ float IntegerAdm::den_level0_total(const std::uint64_t accum[3], int area) const
     // The weight is applied after cubing; 6 bits of the DWT's scale are
     // still pending, 18 after cubing.
     const double csf = static_cast<double>(static_cast<double>(accum[theta]) / pow(2, 18 - shift)) *
-                       pow(static_cast<double>(w0_.weight[theta]), 3);
+                       pow(static_cast<double>(weight_[0][theta]), 3);
     const float term = powf(static_cast<float>(csf), 1.0f / 3.0f) + noise;
     total = theta == 0 ? term : total + term;
   }
   return total;
 }
 
-float IntegerAdm::csf_denominator_level123(int w, int h, int scale) const {
+void IntegerAdm::csf_denominator_level123(int w, int h, int scale,
+                                          std::uint64_t accum[3]) const {
   const Region r = score_region(w, h);
   const Den123Shifts sh = den_level123_shifts(r, scale);
   const std::uint64_t add_accum = half_of_pow2(sh.accum);
   const bool simd = vqe::simd::use_simd();
-  std::uint64_t accum[3];
   for (int theta = 0; theta < 3; ++theta) {
     const std::int32_t* band = ref32_.orient(theta);
     accum[theta] = 0;
@@ -820,11 +819,10 @@ float IntegerAdm::csf_denominator_level123(int w, int h, int scale) const {
       accum[theta] += (inner + add_accum) >> sh.accum;
     }
   }
-  return den_level123_total(accum, w, h, scale);
 }
 
-float IntegerAdm::den_level123_total(const std::uint64_t accum[3], int w, int h,
-                                     int scale) const {
+float AdmScorer::den_level123_total(const std::uint64_t accum[3], int w, int h,
+                                    int scale) const {
   static constexpr std::uint32_t kToFloat[3] = {32, 27, 23};
   const Region r = score_region(w, h);
   const Den123Shifts sh = den_level123_shifts(r, scale);
@@ -835,7 +833,7 @@ float IntegerAdm::den_level123_total(const std::uint64_t accum[3], int w, int h,
   float total = 0.0f;
   for (int theta = 0; theta < 3; ++theta) {
     const double csf = static_cast<double>(static_cast<double>(accum[theta]) / pow(2, exponent)) *
-                       pow(static_cast<double>(wn_[scale].weight[theta]), 3);
+                       pow(static_cast<double>(weight_[scale][theta]), 3);
     const float term = powf(static_cast<float>(csf), 1.0f / 3.0f) + noise;
     total = theta == 0 ? term : total + term;
   }
@@ -889,8 +887,8 @@ void IntegerAdm::csf_level123(const Bands<std::int32_t>& src, int w, int h, int 
 // Contrast masking: Σ max(|weight·target| − threshold, 0)³ over the scored
 // region, rows rounded and summed, then scaled to float and cube-rooted.
 
-float IntegerAdm::masked_sum_level0(const Bands<std::int16_t>& target, int w, int h,
-                                    double noise_weight) const {
+void IntegerAdm::masked_sum_level0(const Bands<std::int16_t>& target, int w, int h,
+                                   std::int64_t accum[3]) const {
   // Cubes are shifted by a width-dependent amount so that rows fit 64 bits.
   std::uint32_t cub_shift[3], row_shift;
   masked_level0_shifts(w, h, cub_shift, &row_shift);
@@ -899,7 +897,7 @@ float IntegerAdm::masked_sum_level0(const Bands<std::int16_t>& target, int w, in
   const std::size_t st = static_cast<std::size_t>(stride0_);
   const bool simd = vqe::simd::use_simd();
 
-  std::int64_t accum[3] = {0, 0, 0};
+  for (int theta = 0; theta < 3; ++theta) accum[theta] = 0;
   for (int i = r.top; i < r.bottom; ++i) {
     const Neighbours ny = neighbours(i, h);
     const MaskRow<std::int16_t> row{
@@ -915,7 +913,6 @@ float IntegerAdm::masked_sum_level0(const Bands<std::int16_t>& target, int w, in
       kernels::masked0_row(row, r.left, r.right, w0_.fixed, cub_shift, inner);
     for (int theta = 0; theta < 3; ++theta) accum[theta] += (inner[theta] + row_add) >> row_shift;
   }
-  return masked_level0_total(accum, cub_shift, row_shift, r, noise_weight);
 }
 
 IntegerAdm::StreamScratch& IntegerAdm::scratch(unsigned slot) {
@@ -1032,8 +1029,8 @@ IntegerAdm::StreamSums IntegerAdm::stream_level(int w, int h, std::size_t st, in
 }
 
 template <typename T>
-void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, float* num, float* den,
-                                 float* aim, TileRunner& runner) {
+void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, LevelSums& sums,
+                                 TileRunner& runner) {
   // Level 0 of the SIMD path (scale 0 not skipped): stream_level with the
   // 16-bit kernels.
   const int w0 = width_;
@@ -1086,16 +1083,14 @@ void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, float* num,
   ops.den_shift = den_level0_shift(den_area);
   ops.den_add = ops.den_shift > 0 ? (std::uint64_t{1} << (ops.den_shift - 1)) : 0;
 
-  const StreamSums total = stream_level(w, h, static_cast<std::size_t>(stride0_), aim ? 2 : 1,
-                                        ref16_.a.data(), dis16_.a.data(), ops, runner);
-  *den = den_level0_total(total.den, den_area);
-  *num = masked_level0_total(total.masked[0], ops.cub_shift, ops.row_shift, r,
-                             params_.noise_weight);
-  if (aim) *aim = masked_level0_total(total.masked[1], ops.cub_shift, ops.row_shift, r, 0.0);
+  const StreamSums total =
+      stream_level(w, h, static_cast<std::size_t>(stride0_), params_.skip_aim ? 1 : 2,
+                   ref16_.a.data(), dis16_.a.data(), ops, runner);
+  total.store(sums, 0);
 }
 
-float IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, int h,
-                                      int scale, double noise_weight) const {
+void IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, int h,
+                                     int scale, std::int64_t accum[3]) const {
   const std::uint32_t cub_shift = ceil_log2(w);
   const std::uint32_t row_shift = ceil_log2(h);
   const std::int64_t row_add = half_of_pow2(row_shift);
@@ -1103,7 +1098,7 @@ float IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, 
   const std::size_t st = static_cast<std::size_t>(stride1_);
   const bool simd = vqe::simd::use_simd();
 
-  std::int64_t accum[3] = {0, 0, 0};
+  for (int theta = 0; theta < 3; ++theta) accum[theta] = 0;
   for (int i = r.top; i < r.bottom; ++i) {
     const Neighbours ny = neighbours(i, h);
     const MaskRow<std::int32_t> row{
@@ -1119,11 +1114,10 @@ float IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, 
       kernels::masked123_row(row, r.left, r.right, wn_[scale].fixed, cub_shift, inner);
     for (int theta = 0; theta < 3; ++theta) accum[theta] += (inner[theta] + row_add) >> row_shift;
   }
-  return masked_level123_total(accum, w, h, scale, noise_weight);
 }
 
-float IntegerAdm::masked_level123_total(const std::int64_t accum[3], int w, int h, int scale,
-                                        double noise_weight) const {
+float AdmScorer::masked_level123_total(const std::int64_t accum[3], int w, int h, int scale,
+                                       double noise_weight) const {
   static constexpr int kPending[3] = {45, 39, 36};  // per level 1..3
   const std::uint32_t cub_shift = ceil_log2(w);
   const std::uint32_t row_shift = ceil_log2(h);
@@ -1144,8 +1138,7 @@ float IntegerAdm::masked_level123_total(const std::int64_t accum[3], int w, int 
 
 template <typename S>
 void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_stride, int w_in,
-                                   int h_in, int scale, float* num, float* den, float* aim,
-                                   TileRunner& runner) {
+                                   int h_in, int scale, LevelSums& sums, TileRunner& runner) {
   // Levels 1-3 of the SIMD path: stream_level with the 32-bit kernels, on
   // the previous LL bands (int16 at level 1, int32 after).
   static constexpr int kShiftH[3] = {15, 16, 15};
@@ -1200,11 +1193,10 @@ void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_str
                 w_in,          w,             kShiftH[scale - 1], wn_[scale].fixed,
                 ceil_log2(w),  row_shift,     half_of_pow2(row_shift), dsh,
                 half_of_pow2(dsh.accum)};
-  const StreamSums total = stream_level(w, h, static_cast<std::size_t>(stride1_), aim ? 2 : 1,
-                                        ref32_.a.data(), dis32_.a.data(), ops, runner);
-  *den = den_level123_total(total.den, w, h, scale);
-  *num = masked_level123_total(total.masked[0], w, h, scale, params_.noise_weight);
-  if (aim) *aim = masked_level123_total(total.masked[1], w, h, scale, 0.0);
+  const StreamSums total =
+      stream_level(w, h, static_cast<std::size_t>(stride1_), params_.skip_aim ? 1 : 2,
+                   ref32_.a.data(), dis32_.a.data(), ops, runner);
+  total.store(sums, scale);
 }
 
 // ---------------------------------------------------------------------------
@@ -1214,18 +1206,15 @@ AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis, TileRunner* ti
   TileRunner& runner = tiles ? *tiles : serial_tile_runner();
   if (scratch_.size() < runner.width()) scratch_.resize(runner.width());
   if (!vqe::simd::use_simd() || params_.skip_scale0) allocate_full_bands();
-  AdmResult res;
   int w = width_, h = height_;
-  double num = 0, den = 0, aim_num = 0;
+  LevelSums sums;
   for (int scale = 0; scale < kNumScales; ++scale) {
-    float num_scale = 0.0f, den_scale = 0.0f, aim_scale = 0.0f;
     make_tap_indices(h);
     if (scale == 0 && vqe::simd::use_simd() && !params_.skip_scale0) {
-      float* aim = params_.skip_aim ? nullptr : &aim_scale;
       if (bit_depth_ == 8)
-        level0_streamed<std::uint8_t>(ref, dis, &num_scale, &den_scale, aim, runner);
+        level0_streamed<std::uint8_t>(ref, dis, sums, runner);
       else
-        level0_streamed<std::uint16_t>(ref, dis, &num_scale, &den_scale, aim, runner);
+        level0_streamed<std::uint16_t>(ref, dis, sums, runner);
       w = (w + 1) / 2;
       h = (h + 1) / 2;
     } else if (scale == 0) {
@@ -1238,28 +1227,22 @@ AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis, TileRunner* ti
       }
       w = (w + 1) / 2;
       h = (h + 1) / 2;
-      if (params_.skip_scale0) {
-        // Level 0 only feeds its LL band on; libvmaf sets den to 1e-10 to
-        // avoid a division by zero.
-        den_scale = 1e-10f;
-      } else {
+      // With adm_skip_scale0, level 0 only feeds its LL band on.
+      if (!params_.skip_scale0) {
         decouple_level0(w, h);
-        den_scale = csf_denominator_level0(w, h);
+        csf_denominator_level0(w, h, sums.den[0]);
         csf_level0(additive16_, w, h);
-        num_scale = masked_sum_level0(restored16_, w, h, params_.noise_weight);
+        masked_sum_level0(restored16_, w, h, sums.num[0]);
         if (!params_.skip_aim) {
           csf_level0(restored16_, w, h);
-          aim_scale = masked_sum_level0(additive16_, w, h, 0.0);
+          masked_sum_level0(additive16_, w, h, sums.aim[0]);
         }
       }
     } else if (vqe::simd::use_simd()) {
-      float* aim = params_.skip_aim ? nullptr : &aim_scale;
       if (scale == 1)
-        level123_streamed(ref16_.a.data(), dis16_.a.data(), stride0_, w, h, scale, &num_scale,
-                          &den_scale, aim, runner);
+        level123_streamed(ref16_.a.data(), dis16_.a.data(), stride0_, w, h, scale, sums, runner);
       else
-        level123_streamed(ll_ref_.data(), ll_dis_.data(), stride1_, w, h, scale, &num_scale,
-                          &den_scale, aim, runner);
+        level123_streamed(ll_ref_.data(), ll_dis_.data(), stride1_, w, h, scale, sums, runner);
       w = (w + 1) / 2;
       h = (h + 1) / 2;
       std::swap(ll_ref_, ref32_.a);
@@ -1273,15 +1256,55 @@ AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis, TileRunner* ti
       w = (w + 1) / 2;
       h = (h + 1) / 2;
       decouple_level123(w, h);
-      den_scale = csf_denominator_level123(w, h, scale);
+      csf_denominator_level123(w, h, scale, sums.den[scale]);
       csf_level123(additive32_, w, h, scale);
-      num_scale = masked_sum_level123(restored32_, w, h, scale, params_.noise_weight);
+      masked_sum_level123(restored32_, w, h, scale, sums.num[scale]);
       if (!params_.skip_aim) {
         csf_level123(restored32_, w, h, scale);
-        aim_scale = masked_sum_level123(additive32_, w, h, scale, 0.0);
+        masked_sum_level123(additive32_, w, h, scale, sums.aim[scale]);
       }
       std::swap(ll_ref_, ref32_.a);
       std::swap(ll_dis_, dis32_.a);
+    }
+  }
+  return scorer_->score(sums);
+}
+
+// ---------------------------------------------------------------------------
+// Scores from the integer sums (CPU and CUDA)
+
+AdmScorer::AdmScorer(int width, int height, const AdmParams& params)
+    : width_(width), height_(height), params_(params) {
+  for (int s = 0; s < kNumScales; ++s) {
+    weight_[s][0] = weight_[s][1] = csf_weight(params.csf, s, false);
+    weight_[s][2] = csf_weight(params.csf, s, true);
+  }
+}
+
+AdmResult AdmScorer::score(const LevelSums& sums) const {
+  AdmResult res;
+  double num = 0, den = 0, aim_num = 0;
+  int w = width_, h = height_;
+  for (int scale = 0; scale < kNumScales; ++scale) {
+    w = (w + 1) / 2;
+    h = (h + 1) / 2;
+    float num_scale = 0.0f, den_scale = 0.0f, aim_scale = 0.0f;
+    if (scale == 0 && params_.skip_scale0) {
+      // libvmaf sets den to 1e-10 to avoid a division by zero.
+      den_scale = 1e-10f;
+    } else if (scale == 0) {
+      const Region r = score_region(w, h);
+      std::uint32_t cub_shift[3], row_shift;
+      masked_level0_shifts(w, h, cub_shift, &row_shift);
+      den_scale = den_level0_total(sums.den[0], (r.bottom - r.top) * (r.right - r.left));
+      num_scale = masked_level0_total(sums.num[0], cub_shift, row_shift, r, params_.noise_weight);
+      if (!params_.skip_aim)
+        aim_scale = masked_level0_total(sums.aim[0], cub_shift, row_shift, r, 0.0);
+    } else {
+      den_scale = den_level123_total(sums.den[scale], w, h, scale);
+      num_scale = masked_level123_total(sums.num[scale], w, h, scale, params_.noise_weight);
+      if (!params_.skip_aim)
+        aim_scale = masked_level123_total(sums.aim[scale], w, h, scale, 0.0);
     }
     num += num_scale;
     den += den_scale;

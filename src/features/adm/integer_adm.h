@@ -32,6 +32,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "features/adm/adm_csf.h"
@@ -79,6 +80,41 @@ struct AdmResult {
     if (den_scale[s] == 0.0f) return 1.0;
     return static_cast<double>(num_scale[s]) / static_cast<double>(den_scale[s]);
   }
+};
+
+/// The integer sums one frame's ADM reduces to, per level and orientation
+/// (h, v, d): the denominator sums, and the contrast-masking sums of the
+/// restored image (num) and of the additive impairment (aim), each after
+/// libvmaf's per-row rounding and shifts. The CPU and the CUDA paths both
+/// produce them; AdmScorer turns them into scores.
+struct LevelSums {
+  std::uint64_t den[kNumScales][3] = {};
+  std::int64_t num[kNumScales][3] = {};
+  std::int64_t aim[kNumScales][3] = {};
+};
+
+/// ADM's scores from LevelSums for one frame size and option set: libvmaf's
+/// integer-to-float conversions, CSF weights, cube roots, noise floors and
+/// its final numden limit (libvmaf/src/feature/integer_adm.c). Shared by the
+/// CPU and CUDA extractors so that both finish identically.
+class AdmScorer {
+ public:
+  /// `width` x `height`: the luma size; `params`: options already validated
+  /// (IntegerAdm's constructor refuses bad ones).
+  AdmScorer(int width, int height, const AdmParams& params);
+  /// The frame's result. Levels skipped by the options (adm_skip_scale0,
+  /// adm_skip_aim) ignore their sums.
+  AdmResult score(const LevelSums& sums) const;
+
+ private:
+  float den_level0_total(const std::uint64_t accum[3], int area) const;
+  float den_level123_total(const std::uint64_t accum[3], int w, int h, int scale) const;
+  float masked_level123_total(const std::int64_t accum[3], int w, int h, int scale,
+                              double noise_weight) const;
+
+  int width_, height_;
+  AdmParams params_;
+  std::array<std::array<float, 3>, kNumScales> weight_{};  ///< CSF weight per level: h, v, d
 };
 
 /// Integer ADM of one video format. Holds every buffer (allocated once in the
@@ -129,29 +165,25 @@ class IntegerAdm {
 
   void decouple_level0(int w, int h);
   void decouple_level123(int w, int h);
-  float csf_denominator_level0(int w, int h) const;
-  float csf_denominator_level123(int w, int h, int scale) const;
+  void csf_denominator_level0(int w, int h, std::uint64_t accum[3]) const;
+  void csf_denominator_level123(int w, int h, int scale, std::uint64_t accum[3]) const;
   void csf_level0(const Bands<std::int16_t>& src, int w, int h);
   void csf_level123(const Bands<std::int32_t>& src, int w, int h, int scale);
-  float masked_sum_level0(const Bands<std::int16_t>& target, int w, int h,
-                          double noise_weight) const;
+  void masked_sum_level0(const Bands<std::int16_t>& target, int w, int h,
+                         std::int64_t accum[3]) const;
   /// SIMD path of level 0 (unless adm_skip_scale0): DWT, decoupling,
   /// denominator, masker terms and masking sums (AIM when `aim` is not null)
   /// in one pass over the rows, with row buffers instead of full bands
   /// except the LL bands. Same results as the separate passes.
   template <typename T>
-  void level0_streamed(const Plane& ref, const Plane& dis, float* num, float* den, float* aim,
-                       TileRunner& runner);
-  /// The denominator of level 0 from its per-orientation row sums over a
-  /// scored region of `area` samples.
-  float den_level0_total(const std::uint64_t accum[3], int area) const;
-  float masked_sum_level123(const Bands<std::int32_t>& target, int w, int h, int scale,
-                            double noise_weight) const;
+  void level0_streamed(const Plane& ref, const Plane& dis, LevelSums& sums, TileRunner& runner);
+  void masked_sum_level123(const Bands<std::int32_t>& target, int w, int h, int scale,
+                           std::int64_t accum[3]) const;
   /// SIMD path of levels 1-3 (one pass over the rows like level0_streamed)
   /// on the previous LL bands (`w_in` x `h_in`, `src_stride` samples).
   template <typename S>
   void level123_streamed(const S* ref_ll, const S* dis_ll, int src_stride, int w_in, int h_in,
-                         int scale, float* num, float* den, float* aim, TileRunner& runner);
+                         int scale, LevelSums& sums, TileRunner& runner);
 
   /// Row buffers of one thread's streamed rows: vertical-pass rows, band
   /// row rings [12 bands][3 rows] (ref h v d, dis h v d, restored h v d,
@@ -166,6 +198,14 @@ class IntegerAdm {
   struct StreamSums {
     std::uint64_t den[3] = {0, 0, 0};
     std::int64_t masked[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    /// Copies the sums to level `level` of `out` (num, aim).
+    void store(LevelSums& out, int level) const {
+      for (int t = 0; t < 3; ++t) {
+        out.den[level][t] = den[t];
+        out.num[level][t] = masked[0][t];
+        out.aim[level][t] = masked[1][t];
+      }
+    }
   };
   static StreamSums add_tiles(const StreamSums* tiles, unsigned count);
   /// One level of the SIMD path over band rows of a w x h level (stride
@@ -182,13 +222,10 @@ class IntegerAdm {
   void allocate_full_bands();
   static constexpr unsigned kMaxTiles = 256;
   static constexpr int kMinTileRows = 16;
-  /// Totals of levels 1-3 from per-orientation row sums (band w x h).
-  float den_level123_total(const std::uint64_t accum[3], int w, int h, int scale) const;
-  float masked_level123_total(const std::int64_t accum[3], int w, int h, int scale,
-                              double noise_weight) const;
 
   int width_, height_, bit_depth_;
   AdmParams params_;
+  std::optional<AdmScorer> scorer_;  ///< set once the options are validated
   int stride0_;  ///< samples per level-0 band row: ceil(width / 2)
   int stride1_;  ///< samples per band row at levels 1-3: ceil(stride0_ / 2)
   Scale0Weights w0_{};
