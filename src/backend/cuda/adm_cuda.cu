@@ -515,33 +515,13 @@ AdmCudaKernel::AdmCudaKernel(int width, int height, int bpc, const adm::AdmParam
   // The CPU reference validates (same refusals, same messages).
   if (validate) adm::IntegerAdm check_format(width, height, bpc, params);
 
-  // Weights, as the reference's constructor derives them.
-  const adm::CsfParams& c = params.csf;
-  for (int s = 0; s < adm::kNumScales; ++s) {
-    const float hv = adm::csf_weight(c, s, false);
-    const float dg = adm::csf_weight(c, s, true);
-    const float wts[3] = {hv, hv, dg};
-    if (s == 0) {
-      for (int k = 0; k < 3; ++k) w0_weight_[k] = wts[k];
-      if (fabs(c.norm_view_dist * c.ref_display_height - 3.0 * 1080) < 1.0e-8 &&
-          c.mode == adm::CsfMode::kWatson97) {
-        w0_fixed_[0] = 36453;
-        w0_fixed_[1] = 36453;
-        w0_fixed_[2] = 49417;
-      } else {
-        const double q21 = pow(2, 21), q23 = pow(2, 23);
-        w0_fixed_[0] = adm::x86_double_to_u16(static_cast<double>(wts[0]) * q21);
-        w0_fixed_[1] = adm::x86_double_to_u16(static_cast<double>(wts[1]) * q21);
-        w0_fixed_[2] = adm::x86_double_to_u16(static_cast<double>(wts[2]) * q23);
-      }
-    } else {
-      const double q32 = pow(2, 32);
-      for (int k = 0; k < 3; ++k) {
-        wn_weight_[s][k] = wts[k];
-        wn_fixed_[s][k] = adm::x86_double_to_u32(static_cast<double>(wts[k]) * q32);
-      }
-    }
+  // Weights, as the reference derives them.
+  const adm::FixedWeights fw = adm::fixed_weights(params.csf);
+  for (int k = 0; k < 3; ++k) {
+    w0_fixed_[k] = fw.level0[k];
+    for (int s = 1; s < adm::kNumScales; ++s) wn_fixed_[s][k] = fw.level123[s][k];
   }
+  scorer_.emplace(width, height, params);
   cos_1deg_sq_ = static_cast<float>(cos(1.0 * 3.14159265358979323846 / 180.0) *
                                     cos(1.0 * 3.14159265358979323846 / 180.0));
 
@@ -760,87 +740,7 @@ void AdmCudaKernel::enqueue(const void* ref, std::size_t ref_pitch, const void* 
 }
 
 adm::AdmResult AdmCudaKernel::result(const AdmSums& sums) const {
-  adm::AdmResult res;
-  double num = 0, den = 0, aim_num = 0;
-  for (int s = 0; s < adm::kNumScales; ++s) {
-    const Level& L = lv_[s];
-    float num_scale = 0.0f, den_scale = 0.0f, aim_scale = 0.0f;
-    const int area = (L.bottom - L.top) * (L.right - L.left);
-    const float noise = powf(static_cast<float>(area * params_.noise_weight), 1.0f / 3.0f);
-    // AIM's masked sums carry no noise floor (noise weight 0).
-    const float no_noise = powf(static_cast<float>(area * 0.0), 1.0f / 3.0f);
-    if (s == 0) {
-      if (params_.skip_scale0) {
-        den_scale = 1e-10f;
-      } else {
-        for (int t = 0; t < 3; ++t) {
-          // Denominator (csf_denominator_level0).
-          const double csf =
-              static_cast<double>(static_cast<double>(sums.den[0][t]) /
-                                  pow(2, 18 - static_cast<std::int32_t>(L.den_shift))) *
-              pow(static_cast<double>(w0_weight_[t]), 3);
-          const float term = powf(static_cast<float>(csf), 1.0f / 3.0f) + noise;
-          den_scale = t == 0 ? term : den_scale + term;
-        }
-        static constexpr int kPending[3] = {52, 52, 57};
-        for (int t = 0; t < 3; ++t) {
-          const int exponent = kPending[t] - static_cast<int>(L.cub_shift[t]) -
-                               static_cast<int>(L.row_shift);
-          const auto fn = static_cast<float>(static_cast<double>(sums.num[0][t]) / pow(2, exponent));
-          const float tn = powf(fn, 1.0f / 3.0f) + noise;
-          num_scale = t == 0 ? tn : num_scale + tn;
-          if (!params_.skip_aim) {
-            const auto fa =
-                static_cast<float>(static_cast<double>(sums.aim[0][t]) / pow(2, exponent));
-            const float ta = powf(fa, 1.0f / 3.0f) + no_noise;
-            aim_scale = t == 0 ? ta : aim_scale + ta;
-          }
-        }
-      }
-    } else {
-      static constexpr std::uint32_t kToFloat[3] = {32, 27, 23};
-      const int exponent = static_cast<int>(kToFloat[s - 1]) - static_cast<int>(L.den_shift) -
-                           static_cast<int>(L.den_shift_cub);
-      for (int t = 0; t < 3; ++t) {
-        const double csf = static_cast<double>(static_cast<double>(sums.den[s][t]) /
-                                               pow(2, exponent)) *
-                           pow(static_cast<double>(wn_weight_[s][t]), 3);
-        const float term = powf(static_cast<float>(csf), 1.0f / 3.0f) + noise;
-        den_scale = t == 0 ? term : den_scale + term;
-      }
-      static constexpr int kPending[3] = {45, 39, 36};
-      const auto divisor = static_cast<float>(pow(
-          2, kPending[s - 1] - static_cast<int>(L.cub_shift[0]) - static_cast<int>(L.row_shift)));
-      for (int t = 0; t < 3; ++t) {
-        const float fn = static_cast<float>(sums.num[s][t]) / divisor;
-        const float tn = powf(fn, 1.0f / 3.0f) + noise;
-        num_scale = t == 0 ? tn : num_scale + tn;
-        if (!params_.skip_aim) {
-          const float fa = static_cast<float>(sums.aim[s][t]) / divisor;
-          const float ta = powf(fa, 1.0f / 3.0f) + no_noise;
-          aim_scale = t == 0 ? ta : aim_scale + ta;
-        }
-      }
-    }
-    num += num_scale;
-    den += den_scale;
-    aim_num += aim_scale;
-    res.num_scale[s] = num_scale;
-    res.den_scale[s] = den_scale;
-  }
-  const double limit = 1e-10 * (width_ * height_) / (1920.0 * 1080.0);
-  num = num < limit ? 0 : num;
-  den = den < limit ? 0 : den;
-  if (den == 0.0) {
-    res.adm2 = 1.0;
-    res.aim = 0.0;
-  } else {
-    res.aim = aim_num / den;
-    res.adm2 = num / den;
-  }
-  res.num = num;
-  res.den = den;
-  return res;
+  return scorer_->score(sums);
 }
 
 // ---------------------------------------------------------------------------

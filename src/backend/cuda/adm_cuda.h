@@ -19,20 +19,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "features/adm/integer_adm.h"
 
 namespace vqe::cuda {
 
-/// The exact integer sums of one frame (device result layout): per level and
-/// orientation (h, v, d), the denominator accumulator (uint64 bits), the
-/// numerator and the AIM numerator accumulators (int64), each already
-/// summed over rows after the reference's per-row rounding.
-struct AdmSums {
-  std::uint64_t den[adm::kNumScales][3];
-  std::int64_t num[adm::kNumScales][3];
-  std::int64_t aim[adm::kNumScales][3];
-};
+/// The exact integer sums of one frame (device result layout): the CPU's
+/// adm::LevelSums, per level and orientation, each already summed over rows
+/// after the reference's per-row rounding.
+using AdmSums = adm::LevelSums;
 
 /// Integer ADM of one luma size and bit depth on the GPU.
 ///
@@ -71,8 +67,8 @@ class AdmCudaKernel {
   static constexpr int kLaunches = adm::kNumScales + 1;
   void set_markers(cudaEvent_t* events) { markers_ = events; }
 
-  /// The reference's per-frame result from the sums (host arithmetic of
-  /// integer_adm.cpp: cube roots, noise floor, level and frame totals).
+  /// The reference's per-frame result from the sums (the CPU's
+  /// adm::AdmScorer).
   adm::AdmResult result(const AdmSums& sums) const;
 
  private:
@@ -96,11 +92,11 @@ class AdmCudaKernel {
 
   int width_, height_, bpc_;
   adm::AdmParams params_;
-  float w0_weight_[3], wn_weight_[adm::kNumScales][3];
   std::uint16_t w0_fixed_[3];
   std::uint32_t wn_fixed_[adm::kNumScales][3];
   float cos_1deg_sq_;
   Level lv_[adm::kNumScales];
+  std::optional<adm::AdmScorer> scorer_;
   std::size_t band0_, band1_;  // samples per band at level 0 / levels 1-3
   std::size_t scratch_bytes_ = 0;
 

@@ -15,6 +15,7 @@
 
 #include "backend/cuda/cuda_extractor.cuh"
 #include "backend/cuda/plane_reduce.cuh"
+#include "features/motion/motion_score.h"
 #include "vqe/error.h"
 
 namespace vqe::cuda {
@@ -117,24 +118,15 @@ struct AbsDiff {
   }
 };
 
-double vmaf_min(double a, double b) { return a < b ? a : b; }
-double motion_blend(double score, double factor, double offset) {
-  return score * factor + (1 - factor) * vmaf_min(offset, score);
-}
 
 class CudaMotion final : public CudaExtractor {
  public:
   explicit CudaMotion(const ParsedOptions& opts)
       : twin_(make_cpu_twin("motion", opts)),
         force_zero_(opts.get_bool("motion_force_zero")),
-        blend_factor_(opts.get_double("motion_blend_factor")),
-        blend_offset_(opts.get_double("motion_blend_offset")),
-        fps_weight_(opts.get_double("motion_fps_weight")),
-        max_val_(opts.get_double("motion_max_val")),
-        five_frame_(opts.get_bool("motion_five_frame_window")),
-        moving_average_(opts.get_bool("motion_moving_average")),
         debug_(opts.get_bool("debug")),
-        legacy_(opts.get_bool("motion_legacy")) {}
+        legacy_(opts.get_bool("motion_legacy")),
+        scorer_(opts) {}
 
   void init(const VideoFormat& format, Context& ctx) override {
     twin_->init(format);
@@ -154,8 +146,7 @@ class CudaMotion final : public CudaExtractor {
     d_sad_ = ctx.pool().alloc_n<u64>(Context::kSlots);
     h_sad_ = ctx.pool().host_alloc_n<u64>(Context::kSlots);
     computed_ = ctx.pool().host_alloc_n<unsigned char>(Context::kSlots);
-    sad_.clear();
-    sad_.reserve(4096);
+    scorer_.reset();
     frames_ = 0;
   }
 
@@ -168,7 +159,7 @@ class CudaMotion final : public CudaExtractor {
       throw Error("motion: frame " + std::to_string(f.index) +
                   " arrived out of order (expected frame " + std::to_string(frames_) + ")");
     ++frames_;
-    const unsigned step = five_frame_ ? 2 : 1;
+    const unsigned step = scorer_.step();
     const bool compare = !force_zero_ && f.index >= step;
     computed_[f.slot] = 0;
     const int w = format_.width, h = format_.height;
@@ -211,63 +202,16 @@ class CudaMotion final : public CudaExtractor {
   }
 
   void collect(int slot, unsigned index, FeatureCollector& out) override {
-    double score = 0.0;
-    if (computed_[slot]) {
-      const std::uint64_t sad = h_sad_[slot];
-      const unsigned area =
-          static_cast<unsigned>(format_.width) * static_cast<unsigned>(format_.height);
-      if (legacy_) {
-        // libvmaf 3.0: (float)(sad / 256.) / (w * h), a float division.
-        const float legacy =
-            static_cast<float>(static_cast<double>(sad) / 256.0) / static_cast<float>(area);
-        score = vmaf_min(static_cast<double>(legacy) * fps_weight_, max_val_);
-      } else {
-        score = vmaf_min(
-            static_cast<double>(sad) / 256.0 / static_cast<double>(area) * fps_weight_, max_val_);
-      }
-    }
+    const double score =
+        computed_[slot] ? scorer_.frame_score(h_sad_[slot], format_.width, format_.height) : 0.0;
     out.set(names_[0], index, score);
     if (debug_) out.set(names_[1], index, score);
-    sad_.push_back(score);
+    scorer_.push(score);
   }
 
   // motion.cpp's flush(): motion2 and motion3 for every frame.
   void flush(FeatureCollector& out) override {
-    const std::string& motion2_name = names_[debug_ ? 2 : 1];
-    const std::string& motion3_name = names_[debug_ ? 3 : 2];
-    const std::size_t n = sad_.size();
-    if (n == 0) return;
-    const std::size_t step = five_frame_ ? 2 : 1;
-    const std::size_t first = step;
-    double stamp = 0.0;
-    if (n > first)
-      stamp = vmaf_min(motion_blend(sad_[first], blend_factor_, blend_offset_), max_val_);
-    double prev_processed = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-      double motion2 = 0.0;
-      if (i >= first) {
-        const std::size_t lo = i - (step - 1);
-        const std::size_t hi = i + 1;
-        if (hi >= n)
-          motion2 = sad_[i];
-        else if (lo >= first)
-          motion2 = sad_[lo] < sad_[hi] ? sad_[lo] : sad_[hi];
-        else
-          motion2 = sad_[hi];
-      }
-      out.set(motion2_name, static_cast<unsigned>(i), motion2);
-      double motion3;
-      if (i < first) {
-        motion3 = stamp;
-        prev_processed = stamp;
-      } else {
-        const double processed =
-            vmaf_min(motion_blend(motion2, blend_factor_, blend_offset_), max_val_);
-        motion3 = moving_average_ ? (processed + prev_processed) / 2.0 : processed;
-        prev_processed = processed;
-      }
-      out.set(motion3_name, static_cast<unsigned>(i), motion3);
-    }
+    scorer_.flush(names_[debug_ ? 2 : 1], names_[debug_ ? 3 : 2], out);
   }
 
  private:
@@ -277,8 +221,8 @@ class CudaMotion final : public CudaExtractor {
 
   std::unique_ptr<FeatureExtractor> twin_;
   bool force_zero_;
-  double blend_factor_, blend_offset_, fps_weight_, max_val_;
-  bool five_frame_, moving_average_, debug_, legacy_;
+  bool debug_, legacy_;
+  motion::Scorer scorer_;  // per-frame scores, motion2/motion3 (shared with the CPU)
   std::vector<std::string> names_;
   Context* ctx_ = nullptr;
   VideoFormat format_{};
@@ -290,7 +234,6 @@ class CudaMotion final : public CudaExtractor {
   u64* d_sad_ = nullptr;              // [slot]
   u64* h_sad_ = nullptr;              // pinned [slot]
   unsigned char* computed_ = nullptr; // [slot]: a SAD was computed
-  std::vector<double> sad_;
   unsigned frames_ = 0;
 };
 

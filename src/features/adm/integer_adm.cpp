@@ -500,6 +500,38 @@ std::int32_t den_level0_shift(int area) {
 
 }  // namespace
 
+FixedWeights fixed_weights(const CsfParams& c) {
+  // Level 0 uses 16-bit fixed point: Q21 for h/v, Q23 for d, with libvmaf's
+  // hard-coded constants for Watson at 3 heights x 1080 lines; levels 1-3
+  // use Q32.
+  FixedWeights fw;
+  for (int s = 0; s < kNumScales; ++s) {
+    const float hv = csf_weight(c, s, false);
+    const float dg = csf_weight(c, s, true);
+    const float wts[3] = {hv, hv, dg};
+    if (s == 0) {
+      if (fabs(c.norm_view_dist * c.ref_display_height - 3.0 * 1080) < 1.0e-8 &&
+          c.mode == CsfMode::kWatson97) {
+        fw.level0[0] = 36453;
+        fw.level0[1] = 36453;
+        fw.level0[2] = 49417;
+      } else {
+        const double q21 = pow(2, 21), q23 = pow(2, 23);
+        // libvmaf's (uint16_t) cast; out of range in Barten mode, where it
+        // keeps the low 16 bits as x86 does.
+        fw.level0[0] = x86_double_to_u16(static_cast<double>(wts[0]) * q21);
+        fw.level0[1] = x86_double_to_u16(static_cast<double>(wts[1]) * q21);
+        fw.level0[2] = x86_double_to_u16(static_cast<double>(wts[2]) * q23);
+      }
+    } else {
+      const double q32 = pow(2, 32);
+      for (int k = 0; k < 3; ++k)
+        fw.level123[s][k] = x86_double_to_u32(static_cast<double>(wts[k]) * q32);
+    }
+  }
+  return fw;
+}
+
 IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& params)
     : width_(width), height_(height), bit_depth_(bit_depth), params_(params) {
   if (width < kMinSize || height < kMinSize)
@@ -523,35 +555,7 @@ IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& pa
         "heights, and 2160 lines at 1.5)",
         static_cast<int>(c.mode), c.ref_display_height, c.norm_view_dist));
 
-  // Weights. Level 0 uses 16-bit fixed point: Q21 for h/v, Q23 for d, with
-  // libvmaf's hard-coded constants for Watson at 3 heights × 1080 lines.
-  for (int s = 0; s < kNumScales; ++s) {
-    const float hv = csf_weight(c, s, false);
-    const float dg = csf_weight(c, s, true);
-    const float wts[3] = {hv, hv, dg};
-    if (s == 0) {
-      for (int k = 0; k < 3; ++k) w0_.weight[k] = wts[k];
-      if (fabs(c.norm_view_dist * c.ref_display_height - 3.0 * 1080) < 1.0e-8 &&
-          c.mode == CsfMode::kWatson97) {
-        w0_.fixed[0] = 36453;
-        w0_.fixed[1] = 36453;
-        w0_.fixed[2] = 49417;
-      } else {
-        const double q21 = pow(2, 21), q23 = pow(2, 23);
-        // libvmaf's (uint16_t) cast; out of range in Barten mode, where it
-        // keeps the low 16 bits as x86 does.
-        w0_.fixed[0] = x86_double_to_u16(static_cast<double>(wts[0]) * q21);
-        w0_.fixed[1] = x86_double_to_u16(static_cast<double>(wts[1]) * q21);
-        w0_.fixed[2] = x86_double_to_u16(static_cast<double>(wts[2]) * q23);
-      }
-    } else {
-      const double q32 = pow(2, 32);
-      for (int k = 0; k < 3; ++k) {
-        wn_[s].weight[k] = wts[k];
-        wn_[s].fixed[k] = x86_double_to_u32(static_cast<double>(wts[k]) * q32);
-      }
-    }
-  }
+  fixed_ = fixed_weights(c);
   cos_1deg_sq_ = static_cast<float>(cos(1.0 * 3.14159265358979323846 / 180.0) *
                                     cos(1.0 * 3.14159265358979323846 / 180.0));
 
@@ -861,9 +865,9 @@ void IntegerAdm::csf_level0(const Bands<std::int16_t>& src, int w, int h) {
     std::int32_t* mask = mask_sum0_.data() + row;
     std::int32_t* centre = centre_sum0_.data() + row;
     if (simd)
-      simd_kernels::csf0_row(bh, bv, bd, r.left, r.right, w0_.fixed, mask, centre);
+      simd_kernels::csf0_row(bh, bv, bd, r.left, r.right, fixed_.level0, mask, centre);
     else
-      kernels::csf0_row(bh, bv, bd, r.left, r.right, w0_.fixed, mask, centre);
+      kernels::csf0_row(bh, bv, bd, r.left, r.right, fixed_.level0, mask, centre);
   }
 }
 
@@ -877,9 +881,9 @@ void IntegerAdm::csf_level123(const Bands<std::int32_t>& src, int w, int h, int 
     std::int32_t* mask = mask_sum1_.data() + row;
     std::int32_t* centre = centre_sum1_.data() + row;
     if (simd)
-      simd_kernels::csf123_row(bh, bv, bd, r.left, r.right, wn_[scale].fixed, mask, centre);
+      simd_kernels::csf123_row(bh, bv, bd, r.left, r.right, fixed_.level123[scale], mask, centre);
     else
-      kernels::csf123_row(bh, bv, bd, r.left, r.right, wn_[scale].fixed, mask, centre);
+      kernels::csf123_row(bh, bv, bd, r.left, r.right, fixed_.level123[scale], mask, centre);
   }
 }
 
@@ -908,9 +912,9 @@ void IntegerAdm::masked_sum_level0(const Bands<std::int16_t>& target, int w, int
         w};
     std::int64_t inner[3] = {0, 0, 0};
     if (simd)
-      simd_kernels::masked0_row(row, r.left, r.right, w0_.fixed, cub_shift, inner);
+      simd_kernels::masked0_row(row, r.left, r.right, fixed_.level0, cub_shift, inner);
     else
-      kernels::masked0_row(row, r.left, r.right, w0_.fixed, cub_shift, inner);
+      kernels::masked0_row(row, r.left, r.right, fixed_.level0, cub_shift, inner);
     for (int theta = 0; theta < 3; ++theta) accum[theta] += (inner[theta] + row_add) >> row_shift;
   }
 }
@@ -1066,11 +1070,11 @@ void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, LevelSums& 
     }
     void csf(const std::int16_t* h, const std::int16_t* v, const std::int16_t* d, int begin,
              int end, std::int32_t* mask, std::int32_t* centre) const {
-      simd_kernels::csf0_row(h, v, d, begin, end, adm.w0_.fixed, mask, centre);
+      simd_kernels::csf0_row(h, v, d, begin, end, adm.fixed_.level0, mask, centre);
     }
     void masked(const MaskRow<std::int16_t>& row, int begin, int end,
                 std::int64_t inner[3]) const {
-      simd_kernels::masked0_row(row, begin, end, adm.w0_.fixed, cub_shift, inner);
+      simd_kernels::masked0_row(row, begin, end, adm.fixed_.level0, cub_shift, inner);
     }
     std::uint64_t den(const std::int16_t* row, int begin, int end) const {
       return (simd_kernels::den0_row(row, begin, end) + den_add) >> den_shift;
@@ -1109,9 +1113,9 @@ void IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, i
         w};
     std::int64_t inner[3] = {0, 0, 0};
     if (simd)
-      simd_kernels::masked123_row(row, r.left, r.right, wn_[scale].fixed, cub_shift, inner);
+      simd_kernels::masked123_row(row, r.left, r.right, fixed_.level123[scale], cub_shift, inner);
     else
-      kernels::masked123_row(row, r.left, r.right, wn_[scale].fixed, cub_shift, inner);
+      kernels::masked123_row(row, r.left, r.right, fixed_.level123[scale], cub_shift, inner);
     for (int theta = 0; theta < 3; ++theta) accum[theta] += (inner[theta] + row_add) >> row_shift;
   }
 }
@@ -1190,7 +1194,7 @@ void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_str
   };
   const std::uint32_t row_shift = ceil_log2(h);
   const Ops ops{*this,         ref_ll,        dis_ll,           src_stride,
-                w_in,          w,             kShiftH[scale - 1], wn_[scale].fixed,
+                w_in,          w,             kShiftH[scale - 1], fixed_.level123[scale],
                 ceil_log2(w),  row_shift,     half_of_pow2(row_shift), dsh,
                 half_of_pow2(dsh.accum)};
   const StreamSums total =

@@ -82,6 +82,16 @@ struct AdmResult {
   }
 };
 
+/// The CSF weights in the fixed-point forms of the integer kernels.
+struct FixedWeights {
+  std::uint16_t level0[3] = {};                ///< Q21 (h, v) and Q23 (d)
+  std::uint32_t level123[kNumScales][3] = {};  ///< Q32 (h, v, d); entries 1..3 used
+};
+/// libvmaf's fixed-point CSF weights for `csf` (integer_adm.c's init,
+/// including its hard-coded level-0 constants for Watson at 3 heights x
+/// 1080 lines and its x86 conversion of out-of-range values).
+FixedWeights fixed_weights(const CsfParams& csf);
+
 /// The integer sums one frame's ADM reduces to, per level and orientation
 /// (h, v, d): the denominator sums, and the contrast-masking sums of the
 /// restored image (num) and of the additive impairment (aim), each after
@@ -148,14 +158,6 @@ class IntegerAdm {
     }
   };
 
-  struct Scale0Weights {
-    std::uint16_t fixed[3];  ///< Q21 (h, v) and Q23 (d) weights
-    float weight[3];         ///< float weights (h, v, d)
-  };
-  struct ScaleNWeights {
-    std::uint32_t fixed[3];  ///< Q32 weights (h, v, d)
-    float weight[3];
-  };
 
   template <typename T>
   void dwt_level0(const Plane& src, Bands<std::int16_t>& dst, int w, int h);
@@ -228,8 +230,7 @@ class IntegerAdm {
   std::optional<AdmScorer> scorer_;  ///< set once the options are validated
   int stride0_;  ///< samples per level-0 band row: ceil(width / 2)
   int stride1_;  ///< samples per band row at levels 1-3: ceil(stride0_ / 2)
-  Scale0Weights w0_{};
-  std::array<ScaleNWeights, kNumScales> wn_{};  ///< entries 1..3 used
+  FixedWeights fixed_{};
   float cos_1deg_sq_;
 
   std::array<std::vector<int>, 4> tap_y_;  ///< DWT input rows per output row

@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "features/motion/motion_kernels.h"
+#include "features/motion/motion_score.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
 
@@ -40,15 +41,6 @@ constexpr const char* kSadName = "VMAF_integer_feature_motion_sad_score";
 constexpr const char* kMotionName = "VMAF_integer_feature_motion_score";
 constexpr const char* kMotion2Name = "VMAF_integer_feature_motion2_score";
 constexpr const char* kMotion3Name = "VMAF_integer_feature_motion3_score";
-
-// libvmaf's MIN macro: the first argument unless the second is smaller.
-double vmaf_min(double a, double b) { return a < b ? a : b; }
-
-// libvmaf motion_blend_tools.h: blends a score with its value clipped at
-// `offset`, by `factor`.
-double motion_blend(double score, double factor, double offset) {
-  return score * factor + (1 - factor) * vmaf_min(offset, score);
-}
 
 // libvmaf 3.2.0's options of "motion" (names, aliases, defaults, ranges and
 // feature-parameter flags as in integer_motion.c), plus motion_legacy.
@@ -88,18 +80,13 @@ class IntegerMotion final : public FeatureExtractor {
   explicit IntegerMotion(const ParsedOptions& opts)
       : opts_(opts),
         force_zero_(opts.get_bool("motion_force_zero")),
-        blend_factor_(opts.get_double("motion_blend_factor")),
-        blend_offset_(opts.get_double("motion_blend_offset")),
-        fps_weight_(opts.get_double("motion_fps_weight")),
-        max_val_(opts.get_double("motion_max_val")),
-        five_frame_(opts.get_bool("motion_five_frame_window")),
-        moving_average_(opts.get_bool("motion_moving_average")),
         debug_(opts.get_bool("debug")),
         legacy_(opts.get_bool("motion_legacy")),
         sad_name_(opts.feature_name(kSadName)),
         motion_name_(opts.feature_name(kMotionName)),
         motion2_name_(opts.feature_name(kMotion2Name)),
-        motion3_name_(opts.feature_name(kMotion3Name)) {}
+        motion3_name_(opts.feature_name(kMotion3Name)),
+        scorer_(opts) {}
 
   void init(const VideoFormat& format) override {
     validate_format(format, kExtractor);
@@ -115,8 +102,7 @@ class IntegerMotion final : public FeatureExtractor {
       luma_.assign(3 * samples * format.bytes_per_sample(), 0);
       diff_row_.assign(static_cast<std::size_t>(format.width) + 2 * motion::kRadius, 0);
     }
-    sad_.clear();
-    sad_.reserve(4096);
+    scorer_.reset();
     frames_ = 0;
   }
 
@@ -134,7 +120,7 @@ class IntegerMotion final : public FeatureExtractor {
     if (index != frames_)
       throw Error(fmt::format("{}: frame {} arrived out of order (expected frame {})",
                               kExtractor, index, frames_));
-    const unsigned step = five_frame_ ? 2 : 1;  // distance to the frame compared with
+    const unsigned step = scorer_.step();  // distance to the frame compared with
     const bool compare = !force_zero_ && index >= step;
     double score = 0.0;
 
@@ -147,12 +133,7 @@ class IntegerMotion final : public FeatureExtractor {
           const std::uint64_t sad =
               motion::legacy_sad(blurred(index - step), blurred(index), frame_stride_,
                                  format_.width, format_.height);
-          // libvmaf 3.0: (float)(sad / 256.) / (w * h), a float division.
-          const unsigned area = static_cast<unsigned>(format_.width) *
-                                static_cast<unsigned>(format_.height);
-          const float legacy = static_cast<float>(static_cast<double>(sad) / 256.0) /
-                               static_cast<float>(area);
-          score = vmaf_min(static_cast<double>(legacy) * fps_weight_, max_val_);
+          score = scorer_.frame_score(sad, format_.width, format_.height);
         }
       }
     } else if (!force_zero_) {
@@ -160,58 +141,19 @@ class IntegerMotion final : public FeatureExtractor {
         const std::uint64_t sad = format_.bit_depth == 8
                                       ? sad_against<std::uint8_t>(reference, index - step)
                                       : sad_against<std::uint16_t>(reference, index - step);
-        const unsigned area = static_cast<unsigned>(format_.width) *
-                              static_cast<unsigned>(format_.height);
-        score = vmaf_min(static_cast<double>(sad) / 256.0 / static_cast<double>(area) * fps_weight_,
-                         max_val_);
+        score = scorer_.frame_score(sad, format_.width, format_.height);
       }
       store_current(reference, index);
     }
 
     out.set(sad_name_, index, score);
     if (debug_) out.set(motion_name_, index, score);
-    sad_.push_back(score);
+    scorer_.push(score);
     ++frames_;
   }
 
   // libvmaf 3.2.0 flush(): motion2 and motion3 for every frame seen.
-  void flush(FeatureCollector& out) override {
-    const std::size_t n = sad_.size();
-    if (n == 0) return;
-    const std::size_t step = five_frame_ ? 2 : 1;
-    const std::size_t first = step;  // first frame with a score of its own
-
-    double stamp = 0.0;  // motion3 of the frames before `first`
-    if (n > first) stamp = vmaf_min(motion_blend(sad_[first], blend_factor_, blend_offset_), max_val_);
-
-    double prev_processed = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-      double motion2 = 0.0;
-      if (i >= first) {
-        const std::size_t lo = i - (step - 1);
-        const std::size_t hi = i + 1;
-        if (hi >= n)
-          motion2 = sad_[i];  // the last frame keeps its own score
-        else if (lo >= first)
-          motion2 = sad_[lo] < sad_[hi] ? sad_[lo] : sad_[hi];
-        else
-          motion2 = sad_[hi];
-      }
-      out.set(motion2_name_, static_cast<unsigned>(i), motion2);
-
-      double motion3;
-      if (i < first) {
-        motion3 = stamp;
-        prev_processed = stamp;
-      } else {
-        const double processed =
-            vmaf_min(motion_blend(motion2, blend_factor_, blend_offset_), max_val_);
-        motion3 = moving_average_ ? (processed + prev_processed) / 2.0 : processed;
-        prev_processed = processed;
-      }
-      out.set(motion3_name_, static_cast<unsigned>(i), motion3);
-    }
-  }
+  void flush(FeatureCollector& out) override { scorer_.flush(motion2_name_, motion3_name_, out); }
 
   bool temporal() const override { return true; }
 
@@ -263,9 +205,9 @@ class IntegerMotion final : public FeatureExtractor {
 
   ParsedOptions opts_;
   bool force_zero_;
-  double blend_factor_, blend_offset_, fps_weight_, max_val_;
-  bool five_frame_, moving_average_, debug_, legacy_;
+  bool debug_, legacy_;
   std::string sad_name_, motion_name_, motion2_name_, motion3_name_;
+  motion::Scorer scorer_;  // per-frame scores, motion2/motion3
 
   VideoFormat format_{};
   std::ptrdiff_t frame_stride_ = 0;       // samples between rows of our copies
@@ -273,7 +215,6 @@ class IntegerMotion final : public FeatureExtractor {
   std::vector<std::int32_t> diff_row_;    // one padded row of the blurred difference
   std::vector<std::uint16_t> blur_;       // 3 blurred frames (legacy mode)
   std::vector<std::uint16_t> blur_row_;   // one padded row of the vertical pass
-  std::vector<double> sad_;               // per-frame scores, for flush()
   unsigned frames_ = 0;
 };
 
