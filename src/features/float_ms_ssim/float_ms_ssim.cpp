@@ -109,7 +109,8 @@ class FloatMsSsim final : public FeatureExtractor {
       ch = iqa::decimated_size(ch, 2);
     }
     workspace_.reserve(w, h);
-    decimate_scratch_.assign(iqa::decimate_scratch_size(w, 2, kLpfLen), 0.0f);
+    decimate_scratch_size_ = iqa::decimate_scratch_size(w, 2, kLpfLen);
+    decimate_scratch_.assign(1, std::vector<float>(decimate_scratch_size_, 0.0f));
   }
 
   std::vector<std::string> feature_names() const override { return set_.names; }
@@ -120,18 +121,28 @@ class FloatMsSsim final : public FeatureExtractor {
       throw Error("float_ms_ssim: picture format differs from the format given to init()");
     plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref_[0].data());
     plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist_[0].data());
+    // Each scale's low-pass decimation in row tiles (one scratch per slot).
+    TileRunner& runner = tiles_ ? *tiles_ : serial_tile_runner();
+    if (decimate_scratch_.size() < runner.width()) decimate_scratch_.resize(runner.width());
     for (int k = 1; k < kScales; ++k) {
-      iqa::decimate(ref_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass, kLpfLen,
-                    ref_[k].data(), decimate_scratch_.data());
-      iqa::decimate(dist_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass, kLpfLen,
-                    dist_[k].data(), decimate_scratch_.data());
+      const unsigned tiles = runner.tile_count(heights_[k], 16);
+      runner.run(tiles, [&](unsigned tile, unsigned slot) {
+        std::vector<float>& scratch = decimate_scratch_[slot];
+        if (scratch.empty()) scratch.assign(decimate_scratch_size_, 0.0f);  // first use
+        const TileRows rows = tile_rows(tile, tiles, heights_[k]);
+        iqa::decimate(ref_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass, kLpfLen,
+                      ref_[k].data(), scratch.data(), rows.begin, rows.end);
+        iqa::decimate(dist_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass,
+                      kLpfLen, dist_[k].data(), scratch.data(), rows.begin, rows.end);
+      });
     }
 
     double l[kScales], c[kScales], s[kScales];
     double ms_ssim = 1.0;
     for (int k = 0; k < kScales; ++k) {
       const iqa::SsimMeans m =
-          iqa::ssim_gaussian(ref_[k].data(), dist_[k].data(), widths_[k], heights_[k], workspace_);
+          iqa::ssim_gaussian(ref_[k].data(), dist_[k].data(), widths_[k], heights_[k], workspace_,
+                             tiles_);
       ms_ssim *= std::pow(static_cast<double>(m.luminance), static_cast<double>(kAlpha[k])) *
                  std::pow(static_cast<double>(m.contrast), static_cast<double>(kBeta[k])) *
                  std::pow(static_cast<double>(m.structure), static_cast<double>(kGamma[k]));
@@ -155,6 +166,8 @@ class FloatMsSsim final : public FeatureExtractor {
     }
   }
 
+  void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatMsSsim>(set_);
   }
@@ -168,7 +181,10 @@ class FloatMsSsim final : public FeatureExtractor {
   int heights_[kScales] = {};
   std::vector<float> ref_[kScales], dist_[kScales];
   iqa::SsimWorkspace workspace_;
-  std::vector<float> decimate_scratch_;  // phase-split rows for the SIMD decimate
+  // Phase-split rows for the SIMD decimate, one per tile slot.
+  std::vector<std::vector<float>> decimate_scratch_;
+  std::size_t decimate_scratch_size_ = 0;
+  TileRunner* tiles_ = nullptr;  // null: one thread
 };
 
 const bool kRegistered = register_extractor({

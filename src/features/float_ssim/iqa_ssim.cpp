@@ -71,7 +71,7 @@ void SsimWorkspace::reserve(int width, int height) {
 }
 
 SsimMeans ssim_gaussian(const float* reference, const float* distorted, int width, int height,
-                        SsimWorkspace& ws) {
+                        SsimWorkspace& ws, TileRunner* tiles) {
   if (width < kGaussianLen || height < kGaussianLen || width > ws.width_ ||
       height > ws.height_ ||
       static_cast<std::size_t>(width) * height > ws.square_ref_.size())
@@ -83,7 +83,8 @@ SsimMeans ssim_gaussian(const float* reference, const float* distorted, int widt
   const float c2 = (0.03f * 255) * (0.03f * 255);
   const float c3 = c2 / 2.0f;
 
-  if (simd::use_simd()) return ssim_gaussian_simd(reference, distorted, width, height, ws);
+  if (simd::use_simd())
+    return ssim_gaussian_simd(reference, distorted, width, height, ws, tiles);
 
   const std::size_t n = static_cast<std::size_t>(width) * height;
   float* sq_ref = ws.square_ref_.data();
@@ -146,11 +147,17 @@ SsimMeans ssim_gaussian(const float* reference, const float* distorted, int widt
 
 void decimate(const float* src, int width, int height, int factor, const float* kernel,
               int kernel_size, float* dst) {
+  decimate_rows_scalar(src, width, height, factor, kernel, kernel_size, dst, 0, -1);
+}
+
+void decimate_rows_scalar(const float* src, int width, int height, int factor,
+                          const float* kernel, int kernel_size, float* dst, int first_row,
+                          int end_row) {
   const int out_w = decimated_size(width, factor);
   const int out_h = decimated_size(height, factor);
   const int half = kernel_size / 2;
   const int last = half - (kernel_size % 2 == 0 ? 1 : 0);  // taps span [-half, last]
-  for (int y = 0; y < out_h; ++y) {
+  for (int y = first_row, end = end_row < 0 ? out_h : end_row; y < end; ++y) {
     for (int x = 0; x < out_w; ++x) {
       const int cx = x * factor;
       const int cy = y * factor;

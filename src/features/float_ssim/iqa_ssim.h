@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "vqe/picture.h"
+#include "vqe/tiles.h"
 
 namespace vqe::iqa {
 
@@ -53,14 +54,21 @@ class SsimWorkspace {
   int height() const { return height_; }
 
  private:
-  friend SsimMeans ssim_gaussian(const float*, const float*, int, int, SsimWorkspace&);
-  friend SsimMeans ssim_gaussian_simd(const float*, const float*, int, int, SsimWorkspace&);
+  friend SsimMeans ssim_gaussian(const float*, const float*, int, int, SsimWorkspace&,
+                                 TileRunner*);
+  friend SsimMeans ssim_gaussian_simd(const float*, const float*, int, int, SsimWorkspace&,
+                                      TileRunner*);
+  friend SsimMeans ssim_gaussian_tiled(const float*, const float*, int, int, SsimWorkspace&,
+                                       TileRunner&, float, float, float);
   int width_ = 0;
   int height_ = 0;
   std::vector<float> square_ref_, square_dist_, cross_;  // width × height
   std::vector<float> mu_ref_, mu_dist_;                  // (w−10) × (h−10)
   std::vector<float> row_pass_;                          // (w−10) × h
   std::vector<double> map_rows_;  // 4 × (w−10): one row of l·c·s, l, c, s (SIMD path)
+  // Tiled SIMD path: l·c·s, l, c, s of map_chunk_rows_ rows (allocated on first use).
+  std::vector<double> map_chunk_;
+  std::size_t map_chunk_rows_ = 64;
 };
 
 /// SSIM of two `width` × `height` float images (dense, stride = width) with
@@ -73,13 +81,19 @@ class SsimWorkspace {
 /// bit-identical to the scalar path.
 /// Source: libvmaf iqa/ssim_tools.c _iqa_ssim (default-argument branch) with
 /// iqa/convolve.c _iqa_convolve (IQA_CONVOLVE_1D).
+///
+/// `tiles` (SIMD path only; the scalar reference ignores it): with a runner
+/// of width > 1, the products, the blurs' passes and the per-pixel map are
+/// cut into row tiles on its threads, and the map is summed on the calling
+/// thread in the scalar's order (in chunks of rows), so the result is the
+/// same bits. The first tiled call allocates the chunk buffer.
 SsimMeans ssim_gaussian(const float* reference, const float* distorted, int width, int height,
-                        SsimWorkspace& workspace);
+                        SsimWorkspace& workspace, TileRunner* tiles = nullptr);
 
 /// The SIMD body of ssim_gaussian() (which calls it when simd::use_simd()
 /// after checking the arguments); same contract and result.
 SsimMeans ssim_gaussian_simd(const float* reference, const float* distorted, int width,
-                             int height, SsimWorkspace& workspace);
+                             int height, SsimWorkspace& workspace, TileRunner* tiles = nullptr);
 
 /// Size of an image after decimate(): width / factor + (width & 1), and the
 /// same for height (libvmaf iqa/decimate.c).
@@ -95,6 +109,11 @@ inline int decimated_size(int size, int factor) { return size / factor + (size &
 /// This overload is the scalar reference (never SIMD).
 void decimate(const float* src, int width, int height, int factor, const float* kernel,
               int kernel_size, float* dst);
+/// decimate() of output rows [first_row, end_row) only (end_row -1: to the
+/// last row); the scalar reference.
+void decimate_rows_scalar(const float* src, int width, int height, int factor,
+                          const float* kernel, int kernel_size, float* dst, int first_row,
+                          int end_row);
 
 /// Floats of scratch that the SIMD decimate() needs for images `width`
 /// samples wide: kernel_size rows split into `factor` phases.
@@ -105,8 +124,12 @@ std::size_t decimate_scratch_size(int width, int factor, int kernel_size);
 /// pixels are filtered with Highway SIMD across output pixels (same per-pixel
 /// tap order, float products, double sums), the border pixels as the scalar
 /// reference; without it this is the scalar reference. Bit-identical either way.
+/// Only output rows [first_row, end_row) are written (end_row -1: to the last
+/// row), so that row tiles on several threads (each with its own scratch) can
+/// share one image.
 void decimate(const float* src, int width, int height, int factor, const float* kernel,
-              int kernel_size, float* dst, float* scratch);
+              int kernel_size, float* dst, float* scratch, int first_row = 0,
+              int end_row = -1);
 
 /// decimate() of `plane` read as plane_to_float(plane, bit_depth, 0.0f)
 /// would give it (8-bit samples as they are, others divided by 2^(bpc−8)),

@@ -75,15 +75,24 @@ HWY_INLINE void filter11(const float* in, std::ptrdiff_t step, float* out, int c
   }
 }
 
-void BlurValid(const float* src, int width, int height, float* row_pass, float* dst) {
+// The blur's horizontal pass of rows [y0, y1) of a `width`-wide image.
+void BlurRows(const float* src, int width, int y0, int y1, float* row_pass) {
   const int out_w = width - (kGaussianLen - 1);
-  const int out_h = height - (kGaussianLen - 1);
-  for (int y = 0; y < height; ++y)
+  for (int y = y0; y < y1; ++y)
     filter11(src + static_cast<std::ptrdiff_t>(y) * width, 1,
              row_pass + static_cast<std::ptrdiff_t>(y) * out_w, out_w);
-  for (int y = 0; y < out_h; ++y)
+}
+
+// The blur's vertical pass of output rows [y0, y1) (`out_w` wide).
+void BlurColumns(const float* row_pass, int out_w, int y0, int y1, float* dst) {
+  for (int y = y0; y < y1; ++y)
     filter11(row_pass + static_cast<std::ptrdiff_t>(y) * out_w, out_w,
              dst + static_cast<std::ptrdiff_t>(y) * out_w, out_w);
+}
+
+void BlurValid(const float* src, int width, int height, float* row_pass, float* dst) {
+  BlurRows(src, width, 0, height, row_pass);
+  BlurColumns(row_pass, width - (kGaussianLen - 1), 0, height - (kGaussianLen - 1), dst);
 }
 
 void Products(const float* r, const float* d, std::size_t count, float* sq_r, float* sq_d,
@@ -405,7 +414,7 @@ float decimate_border_pixel(const T* src, std::ptrdiff_t stride, float inv_scale
 template <typename T, typename Interior>
 void decimate_simd(const T* src, std::ptrdiff_t stride, float inv_scale, int width, int height,
                    int factor, const float* kernel, int kernel_size, float* dst, float* scratch,
-                   Interior interior) {
+                   Interior interior, int y0 = 0, int y1 = -1) {
   const int out_w = decimated_size(width, factor);
   const int out_h = decimated_size(height, factor);
   const int half = kernel_size / 2;
@@ -422,7 +431,7 @@ void decimate_simd(const T* src, std::ptrdiff_t stride, float inv_scale, int wid
     return decimate_border_pixel(src, stride, inv_scale, width, height, factor, kernel,
                                  kernel_size, x, y);
   };
-  for (int y = 0; y < out_h; ++y) {
+  for (int y = y0, end = y1 < 0 ? out_h : y1; y < end; ++y) {
     float* out = dst + static_cast<std::ptrdiff_t>(y) * out_w;
     const int cy = y * factor;
     const bool row_inside = cy - half >= 0 && cy + last < height;
@@ -446,6 +455,8 @@ bool simd_decimate_fits(int kernel_size) {
 }  // namespace
 
 HWY_EXPORT(BlurValid);
+HWY_EXPORT(BlurRows);
+HWY_EXPORT(BlurColumns);
 HWY_EXPORT(Products);
 HWY_EXPORT(MapRow);
 HWY_EXPORT(DecimateRowInterior);
@@ -459,11 +470,103 @@ void gaussian_blur_valid(const float* src, int width, int height, float* row_pas
     gaussian_blur_valid_scalar(src, width, height, row_pass, dst);
 }
 
+// ssim_gaussian_simd with row tiles on `runner` (width > 1): the products,
+// both passes of each blur and the per-pixel map are cut into row tiles;
+// the map is made in chunks of rows that this thread then sums in the
+// scalar's order, so the result is the same bits.
+SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, int width,
+                              int height, SsimWorkspace& ws, TileRunner& runner, float c1,
+                              float c2, float c3) {
+  float* sq_ref = ws.square_ref_.data();
+  float* sq_dist = ws.square_dist_.data();
+  float* cross = ws.cross_.data();
+  const int out_w = width - (kGaussianLen - 1);
+  const int out_h = height - (kGaussianLen - 1);
+  constexpr int kMinRows = 16;
+
+  const unsigned in_tiles = runner.tile_count(height, kMinRows);
+  const auto products = HWY_DYNAMIC_DISPATCH(Products);
+  runner.run(in_tiles, [&](unsigned tile, unsigned) {
+    const TileRows rows = tile_rows(tile, in_tiles, height);
+    const std::size_t at = static_cast<std::size_t>(rows.begin) * width;
+    products(reference + at, distorted + at,
+             static_cast<std::size_t>(rows.end - rows.begin) * width, sq_ref + at, sq_dist + at,
+             cross + at);
+  });
+
+  float* row_pass = ws.row_pass_.data();
+  const auto blur_rows = HWY_DYNAMIC_DISPATCH(BlurRows);
+  const auto blur_columns = HWY_DYNAMIC_DISPATCH(BlurColumns);
+  const unsigned out_tiles = runner.tile_count(out_h, kMinRows);
+  const std::pair<const float*, float*> maps[5] = {{reference, ws.mu_ref_.data()},
+                                                   {distorted, ws.mu_dist_.data()},
+                                                   {sq_ref, sq_ref},
+                                                   {sq_dist, sq_dist},
+                                                   {cross, cross}};
+  for (const auto& [src, dst] : maps) {
+    // Every horizontal row first: the vertical pass reads 11 of them, and
+    // the second-moment maps are blurred in place.
+    runner.run(in_tiles, [&](unsigned tile, unsigned) {
+      const TileRows rows = tile_rows(tile, in_tiles, height);
+      blur_rows(src, width, rows.begin, rows.end, row_pass);
+    });
+    runner.run(out_tiles, [&](unsigned tile, unsigned) {
+      const TileRows rows = tile_rows(tile, out_tiles, out_h);
+      blur_columns(row_pass, out_w, rows.begin, rows.end, dst);
+    });
+  }
+
+  // The map in chunks of rows (4 doubles per pixel), summed here in order.
+  const int chunk_rows = static_cast<int>(
+      std::min<std::size_t>(static_cast<std::size_t>(out_h), ws.map_chunk_rows_));
+  if (ws.map_chunk_.size() < 4 * static_cast<std::size_t>(chunk_rows) * out_w)
+    ws.map_chunk_.assign(4 * static_cast<std::size_t>(chunk_rows) * out_w, 0.0);
+  const auto map_row = HWY_DYNAMIC_DISPATCH(MapRow);
+  const float* mu_ref = ws.mu_ref_.data();
+  const float* mu_dist = ws.mu_dist_.data();
+  double ssim_sum = 0.0, l_sum = 0.0, c_sum = 0.0, s_sum = 0.0;
+  for (int y0 = 0; y0 < out_h; y0 += chunk_rows) {
+    const int rows_here = std::min(chunk_rows, out_h - y0);
+    const unsigned tiles = runner.tile_count(rows_here, 4);
+    runner.run(tiles, [&](unsigned tile, unsigned) {
+      const TileRows rows = tile_rows(tile, tiles, rows_here);
+      for (int r = rows.begin; r < rows.end; ++r) {
+        const std::size_t o = static_cast<std::size_t>(y0 + r) * out_w;
+        double* lcs = ws.map_chunk_.data() + static_cast<std::size_t>(4 * r) * out_w;
+        map_row(mu_ref + o, mu_dist + o, sq_ref + o, sq_dist + o, cross + o, out_w, c1, c2, c3,
+                lcs, lcs + out_w, lcs + 2 * out_w, lcs + 3 * out_w);
+      }
+    });
+    for (int r = 0; r < rows_here; ++r) {
+      const double* lcs = ws.map_chunk_.data() + static_cast<std::size_t>(4 * r) * out_w;
+      const double* l = lcs + out_w;
+      const double* c = l + out_w;
+      const double* s = c + out_w;
+      // The scalar reference's sums, in its order.
+      for (int x = 0; x < out_w; ++x) {
+        ssim_sum += lcs[x];
+        l_sum += l[x];
+        c_sum += c[x];
+        s_sum += s[x];
+      }
+    }
+  }
+  const double count = static_cast<double>(out_w * out_h);
+  SsimMeans out;
+  out.luminance = static_cast<float>(l_sum / count);
+  out.contrast = static_cast<float>(c_sum / count);
+  out.structure = static_cast<float>(s_sum / count);
+  out.ssim = static_cast<float>(ssim_sum / count);
+  return out;
+}
+
 SsimMeans ssim_gaussian_simd(const float* reference, const float* distorted, int width,
-                             int height, SsimWorkspace& ws) {
+                             int height, SsimWorkspace& ws, TileRunner* tiles) {
   const float c1 = (0.01f * 255) * (0.01f * 255);
   const float c2 = (0.03f * 255) * (0.03f * 255);
   const float c3 = c2 / 2.0f;
+  if (tiles != nullptr && tiles->width() > 1)
+    return ssim_gaussian_tiled(reference, distorted, width, height, ws, *tiles, c1, c2, c3);
 
   const std::size_t n = static_cast<std::size_t>(width) * height;
   float* sq_ref = ws.square_ref_.data();
@@ -517,13 +620,14 @@ std::size_t decimate_scratch_size(int width, int factor, int kernel_size) {
 }
 
 void decimate(const float* src, int width, int height, int factor, const float* kernel,
-              int kernel_size, float* dst, float* scratch) {
+              int kernel_size, float* dst, float* scratch, int first_row, int end_row) {
   if (!simd::use_simd() || !simd_decimate_fits(kernel_size)) {
-    decimate(src, width, height, factor, kernel, kernel_size, dst);
+    decimate_rows_scalar(src, width, height, factor, kernel, kernel_size, dst, first_row,
+                         end_row);
     return;
   }
   decimate_simd(src, width, 1.0f, width, height, factor, kernel, kernel_size, dst, scratch,
-                HWY_DYNAMIC_DISPATCH(DecimateRowInterior));
+                HWY_DYNAMIC_DISPATCH(DecimateRowInterior), first_row, end_row);
 }
 
 bool decimate_plane(const Plane& plane, int bit_depth, int factor, const float* kernel,
