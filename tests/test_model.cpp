@@ -613,7 +613,11 @@ TEST(Model, MalformedJsonThrowsVqeError) {
 
 TEST(Model, TruncatedAndCorruptedModelsThrowVqeError) {
   VQE_REQUIRE_SHARED(shared);
-  const std::string json = read_text(shared / "models" / "vmaf_v1.0.16_3d0h.json");
+  const fs::path json_path = shared / "models" / "vmaf_v1.0.16_3d0h.json";
+  const std::string json = read_text(json_path);
+  // (A partial copy of ../shared without models/ must fail here, not divide
+  // by an empty string's size below.)
+  ASSERT_FALSE(json.empty()) << json_path << " is missing or empty";
   const std::string vqem = std::string(
       [] {
         for (const auto& e : vqe::model_detail::builtin_model_texts())
