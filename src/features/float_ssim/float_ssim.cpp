@@ -127,7 +127,7 @@ class FloatSsim final : public FeatureExtractor {
       plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref_.data());
       plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist_.data());
     }
-    const iqa::SsimMeans m = iqa::ssim_gaussian(r, d, work_w_, work_h_, workspace_);
+    const iqa::SsimMeans m = iqa::ssim_gaussian(r, d, work_w_, work_h_, workspace_, tiles_);
 
     double score = m.ssim;
     if (set_.enable_db) {
@@ -141,6 +141,8 @@ class FloatSsim final : public FeatureExtractor {
       out.set(set_.names[3], index, m.structure);
     }
   }
+
+  void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatSsim>(set_);
@@ -168,6 +170,7 @@ class FloatSsim final : public FeatureExtractor {
   std::vector<float> ref_, dist_, ref_small_, dist_small_, box_;
   std::vector<float> decimate_scratch_;  // phase-split rows for the SIMD decimate
   iqa::SsimWorkspace workspace_;
+  TileRunner* tiles_ = nullptr;  // null: one thread
 };
 
 std::vector<OptionSpec> float_ssim_options() {
