@@ -98,7 +98,9 @@ TEST(Tiles, EveryTileRunsOnceWithDistinctSlots) {
     for (unsigned t = 0; t < kTiles; ++t) EXPECT_EQ(calls[t].load(), 1) << "tile " << t;
     EXPECT_FALSE(clash.load()) << "two tiles ran at once in one slot";
     EXPECT_FALSE(bad_slot.load());
-    if (round == 49) EXPECT_GT(threads.size(), 1u) << "no helper ever took a tile";
+    if (round == 49) {
+      EXPECT_GT(threads.size(), 1u) << "no helper ever took a tile";
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "core/simd.h"
 
+#include <algorithm>
 #include <atomic>
+#include <iterator>
 
 #include <fmt/format.h>
 #include <hwy/targets.h>
@@ -19,8 +21,37 @@ constexpr std::int64_t kAvx512Targets = HWY_AVX3 | HWY_AVX3_DL
                                         | HWY_AVX3_SPR
 #endif
     ;
-constexpr std::int64_t kAvx2Targets = HWY_AVX2;
-constexpr std::int64_t kSse4Targets = HWY_SSE4;
+
+// Every level of any architecture, for names.
+constexpr Level kAllLevels[] = {Level::scalar, Level::sse4, Level::avx2, Level::avx512,
+                                Level::neon};
+
+// The levels of this build's architecture, lowest first.
+#if HWY_ARCH_X86
+constexpr Level kArchLevels[] = {Level::scalar, Level::sse4, Level::avx2, Level::avx512};
+#elif HWY_ARCH_ARM_A64
+constexpr Level kArchLevels[] = {Level::scalar, Level::neon};
+#else
+constexpr Level kArchLevels[] = {Level::scalar};
+#endif
+
+// The Highway targets that implement `level` (none for scalar).
+constexpr std::int64_t targets_of(Level level) {
+  switch (level) {
+    case Level::scalar: return 0;
+    case Level::sse4: return HWY_SSE4;
+    case Level::avx2: return HWY_AVX2;
+    case Level::avx512: return kAvx512Targets;
+    case Level::neon: return HWY_NEON;
+  }
+  return 0;
+}
+
+// Position of `level` in kArchLevels, or -1 if it is another architecture's.
+int arch_index(Level level) {
+  const auto* it = std::find(std::begin(kArchLevels), std::end(kArchLevels), level);
+  return it == std::end(kArchLevels) ? -1 : static_cast<int>(it - std::begin(kArchLevels));
+}
 
 // Highway targets that this build compiled and this CPU runs.
 std::int64_t compiled_and_supported() {
@@ -33,9 +64,8 @@ std::int64_t compiled_and_supported() {
 
 Level detect() {
   const std::int64_t t = compiled_and_supported();
-  if (t & kAvx512Targets) return Level::avx512;
-  if (t & kAvx2Targets) return Level::avx2;
-  if (t & kSse4Targets) return Level::sse4;
+  for (auto it = std::rbegin(kArchLevels); it != std::rend(kArchLevels); ++it)
+    if (t & targets_of(*it)) return *it;
   return Level::scalar;
 }
 
@@ -55,14 +85,21 @@ Level active_level() { return current().load(std::memory_order_relaxed); }
 
 bool use_simd() { return active_level() != Level::scalar; }
 
+bool is_available(Level level) {
+  const int i = arch_index(level);
+  return i >= 0 && i <= arch_index(max_level());
+}
+
 void set_level(Level level) {
-  if (level > max_level())
+  if (!is_available(level))
     throw Error(fmt::format("CPU level {} is not supported here (highest: {})", level_name(level),
                             level_name(max_level())));
+  // Disable the targets of every level above `level`. At the scalar level the
+  // SIMD kernels are not called at all; the lowest SIMD level stays enabled.
+  const int keep = std::max(arch_index(level), 1);
   std::int64_t disabled = 0;
-  if (level < Level::avx512) disabled |= kAvx512Targets;
-  if (level < Level::avx2) disabled |= kAvx2Targets;
-  // At the scalar level the SIMD kernels are not called at all.
+  for (int i = keep + 1; i < static_cast<int>(std::size(kArchLevels)); ++i)
+    disabled |= targets_of(kArchLevels[i]);
   hwy::DisableTargets(disabled);
   current().store(level, std::memory_order_relaxed);
 }
@@ -73,29 +110,35 @@ const char* level_name(Level level) {
     case Level::sse4: return "sse4";
     case Level::avx2: return "avx2";
     case Level::avx512: return "avx512";
+    case Level::neon: return "neon";
   }
   return "?";
 }
 
 std::optional<Level> parse_level(std::string_view name) {
-  for (Level l : {Level::scalar, Level::sse4, Level::avx2, Level::avx512})
+  for (Level l : kAllLevels)
     if (name == level_name(l)) return l;
   return std::nullopt;
 }
 
 std::vector<Level> available_levels() {
   std::vector<Level> levels;
-  for (Level l : {Level::scalar, Level::sse4, Level::avx2, Level::avx512})
-    if (l <= max_level()) levels.push_back(l);
+  for (Level l : kArchLevels)
+    if (is_available(l)) levels.push_back(l);
   return levels;
 }
 
 Level level_from_cpumask(std::uint64_t mask) {
+#if HWY_ARCH_ARM_A64
+  // libvmaf's VMAF_ARM_CPU_FLAG_NEON.
+  return (mask & 1u) ? Level::scalar : max_level();
+#else
   Level level = Level::scalar;
   if (!(mask & (1u << 2))) level = Level::sse4;
   if (!(mask & (1u << 2)) && !(mask & (1u << 3))) level = Level::avx2;
   if (!(mask & (1u << 2)) && !(mask & (1u << 3)) && !(mask & (1u << 4))) level = Level::avx512;
   return level < max_level() ? level : max_level();
+#endif
 }
 
 }  // namespace vqe::simd

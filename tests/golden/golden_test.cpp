@@ -70,7 +70,7 @@ Status worst(Status a, Status b) {
   return rank(a) >= rank(b) ? a : b;
 }
 
-// $VQE_CPU_LEVEL (scalar, sse4, avx2, avx512) runs the whole golden test at
+// $VQE_CPU_LEVEL (scalar, sse4, avx2, avx512, neon) runs the whole golden test at
 // that SIMD level; ctest runs it once per level (a level this CPU lacks is
 // skipped). Unset: the best level.
 std::optional<std::string> cpu_level_skip_reason() {
@@ -78,7 +78,7 @@ std::optional<std::string> cpu_level_skip_reason() {
   if (!name || !*name) return std::nullopt;
   const auto level = vqe::simd::parse_level(name);
   if (!level) return fmt::format("unknown VQE_CPU_LEVEL '{}'", name);
-  if (*level > vqe::simd::max_level())
+  if (!vqe::simd::is_available(*level))
     return fmt::format("this CPU does not support level {}", name);
   if (*level == vqe::simd::max_level())
     return fmt::format("level {} is this CPU's best: the default golden run covers it", name);

@@ -9,7 +9,7 @@ namespace vqe::simd {
 namespace {
 
 TEST(SimdLevel, NamesRoundTrip) {
-  for (Level l : {Level::scalar, Level::sse4, Level::avx2, Level::avx512})
+  for (Level l : {Level::scalar, Level::sse4, Level::avx2, Level::avx512, Level::neon})
     EXPECT_EQ(parse_level(level_name(l)), l);
   EXPECT_FALSE(parse_level("avx9").has_value());
   EXPECT_FALSE(parse_level("").has_value());
@@ -22,6 +22,24 @@ TEST(SimdLevel, AvailableLevelsStartWithScalarAndEndAtMax) {
   EXPECT_EQ(levels.back(), max_level());
 }
 
+TEST(SimdLevel, AvailableLevelsAreOneArchitecture) {
+  for (Level l : available_levels()) EXPECT_TRUE(is_available(l)) << level_name(l);
+#if defined(__aarch64__)
+  for (Level l : {Level::sse4, Level::avx2, Level::avx512}) EXPECT_FALSE(is_available(l));
+#else
+  EXPECT_FALSE(is_available(Level::neon));
+#endif
+}
+
+#if defined(__aarch64__)
+TEST(SimdLevel, CpumaskBitsDisableLevels) {
+  // libvmaf's only Arm flag, VMAF_ARM_CPU_FLAG_NEON = 1.
+  EXPECT_EQ(level_from_cpumask(0), max_level());
+  EXPECT_EQ(level_from_cpumask(1u << 4), max_level());
+  EXPECT_EQ(level_from_cpumask(1), Level::scalar);
+  EXPECT_EQ(level_from_cpumask(~0ull), Level::scalar);
+}
+#else
 TEST(SimdLevel, CpumaskBitsDisableLevels) {
   const auto capped = [](Level l) { return l < max_level() ? l : max_level(); };
   EXPECT_EQ(level_from_cpumask(0), max_level());
@@ -31,6 +49,7 @@ TEST(SimdLevel, CpumaskBitsDisableLevels) {
   EXPECT_EQ(level_from_cpumask(1u << 2), Level::scalar);        // no SSE4.1
   EXPECT_EQ(level_from_cpumask(~0ull), Level::scalar);
 }
+#endif
 
 TEST(SimdLevel, ScopedLevelSetsAndRestores) {
   const Level before = active_level();
@@ -43,8 +62,11 @@ TEST(SimdLevel, ScopedLevelSetsAndRestores) {
 }
 
 TEST(SimdLevel, UnsupportedLevelIsRefused) {
-  if (max_level() == Level::avx512) GTEST_SKIP() << "this CPU supports every level";
-  EXPECT_THROW(set_level(Level::avx512), vqe::Error);
+  if (max_level() != Level::avx512) {
+    EXPECT_THROW(set_level(Level::avx512), vqe::Error);
+  }
+  // Another architecture's level.
+  EXPECT_THROW(set_level(max_level() == Level::neon ? Level::sse4 : Level::neon), vqe::Error);
   EXPECT_EQ(active_level(), max_level());
 }
 

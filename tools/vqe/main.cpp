@@ -56,7 +56,7 @@ void select_cpu_level(const std::string& level_name, const std::string& cpumask)
   if (!level_name.empty()) {
     const auto parsed = vqe::simd::parse_level(level_name);
     if (!parsed) throw vqe::Error(fmt::format("--cpu-level: unknown level '{}'", level_name));
-    if (*parsed > vqe::simd::max_level())
+    if (!vqe::simd::is_available(*parsed))
       throw vqe::Error(fmt::format("--cpu-level {}: this CPU supports up to {}", level_name,
                                    vqe::simd::level_name(vqe::simd::max_level())));
     level = *parsed;
@@ -123,10 +123,12 @@ int main(int argc, char** argv) {
                  "Number format: 'max' (%.17g, round-trips) or N significant digits "
                  "(default: libvmaf's %.6f)");
   app.add_option("--cpumask", cpumask,
-                 "Bitmask of instruction sets to disable, as libvmaf: 4 SSE4.1, 8 AVX2, 16 AVX-512");
+                 "Bitmask of instruction sets to disable, as libvmaf: 4 SSE4.1, 8 AVX2, 16 AVX-512 "
+                 "(x86); 1 NEON (Arm)");
   app.add_option("--cpu-level", cpu_level,
-                 "Highest CPU instruction set to use: scalar, sse4, avx2 or avx512 (default: best)")
-      ->check(CLI::IsMember({"scalar", "sse4", "avx2", "avx512"}));
+                 "Highest CPU instruction set to use: scalar, sse4, avx2 or avx512 (x86); "
+                 "scalar or neon (Arm) (default: best)")
+      ->check(CLI::IsMember({"scalar", "sse4", "avx2", "avx512", "neon"}));
   app.add_option("--backend", backend, "cpu, cuda or auto")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   app.add_option("--gpu", gpu, "CUDA device index")->check(CLI::Range(0, 255));

@@ -161,6 +161,18 @@ HWY_INLINE void StoreBiased(VU32 v, std::uint16_t* HWY_RESTRICT p) {
   StoreNarrow(hn::Xor(v, hn::Set(DU32(), 0x8000u)), p);
 }
 
+// a[2i] * b[2i] + a[2i+1] * b[2i+1] in int32 lane i (wrapping), on every
+// target. ReorderWidenMulAccumulate alone leaves the pair sums in their lanes
+// only on x86 (pmaddwd; sum1 stays zero); on NEON it puts the products of the
+// lower and upper halves into sum0 and sum1, and RearrangeToOddPlusEven adds
+// them pairwise. On x86 that returns sum0 unchanged, so the code is the same.
+template <class D32, class V16>
+HWY_INLINE hn::Vec<D32> PairSums(D32 d32, V16 a, V16 b) {
+  hn::Vec<D32> sum1 = hn::Zero(d32);
+  const hn::Vec<D32> sum0 = hn::ReorderWidenMulAccumulate(d32, a, b, hn::Zero(d32), sum1);
+  return hn::RearrangeToOddPlusEven(sum0, sum1);
+}
+
 // (a * b + 2^31) >> 32 per uint32 lane, from exact 64-bit products.
 HWY_INLINE VU32 MulHiRound(VU32 a, VU32 b) {
   const DU32 d;
@@ -393,7 +405,7 @@ HWY_INLINE int VerticalStatRowPairs(const T* const* rr, const T* const* dr, int 
     V32 res[2][5];
     VQE_UNROLL_ALL
     for (int part = 0; part < 2; ++part) {
-      V32 m1 = zero, m2 = zero, unused = zero;
+      V32 m1 = zero, m2 = zero;
       V32 xl = zero, yl = zero, pl = zero, xh = zero, yh = zero, ph = zero;
       VQE_UNROLL_ALL
       for (int k = 0; k <= half; ++k) {
@@ -405,11 +417,11 @@ HWY_INLINE int VerticalStatRowPairs(const T* const* rr, const T* const* dr, int 
                                  : hn::InterleaveUpper(d16, xa, xb);
         const V16 iy = part == 0 ? hn::InterleaveLower(d16, ya, yb)
                                  : hn::InterleaveUpper(d16, ya, yb);
-        m1 = hn::ReorderWidenMulAccumulate(d32, ix, cc[k], m1, unused);
-        m2 = hn::ReorderWidenMulAccumulate(d32, iy, cc[k], m2, unused);
-        const V32 sx = hn::ReorderWidenMulAccumulate(d32, ix, ix, zero, unused);
-        const V32 sy = hn::ReorderWidenMulAccumulate(d32, iy, iy, zero, unused);
-        const V32 sp = hn::ReorderWidenMulAccumulate(d32, ix, iy, zero, unused);
+        m1 = hn::Add(m1, PairSums(d32, ix, cc[k]));
+        m2 = hn::Add(m2, PairSums(d32, iy, cc[k]));
+        const V32 sx = PairSums(d32, ix, ix);
+        const V32 sy = PairSums(d32, iy, iy);
+        const V32 sp = PairSums(d32, ix, iy);
         if constexpr (kWide) {
           xh = hn::Add(xh, hn::Mul(c32[k], hn::ShiftRight<16>(sx)));
           yh = hn::Add(yh, hn::Mul(c32[k], hn::ShiftRight<16>(sy)));
@@ -433,8 +445,6 @@ HWY_INLINE int VerticalStatRowPairs(const T* const* rr, const T* const* dr, int 
           KeepInRegister(ph);
         }
       }
-      // x86 multiply-add keeps every pair sum in its lane (sum1 unused).
-      (void)unused;
       res[part][0] = hn::ShiftRightSame(hn::Add(m1, round_mu), shift_mu);
       res[part][1] = hn::ShiftRightSame(hn::Add(m2, round_mu), shift_mu);
       if constexpr (kWide) {
@@ -525,8 +535,7 @@ HWY_INLINE int VerticalStatRowPairs16(const std::uint16_t* const* rr,
     c32[k] = hn::Set(du, c);
   }
   const auto madd = [&](V16 a, V16 b) {  // pair sums, as uint32 bit patterns
-    hn::Vec<DI32> unused = hn::Zero(d32);
-    return hn::BitCast(du, hn::ReorderWidenMulAccumulate(d32, a, b, hn::Zero(d32), unused));
+    return hn::BitCast(du, PairSums(d32, a, b));
   };
   int j = 0;
   for (; j + n16 <= w; j += n16) {
