@@ -2,8 +2,6 @@
 #include "core/work_scheduler.h"
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
 
 namespace vqe {
 
@@ -66,7 +64,6 @@ void WorkScheduler::run(unsigned tiles, TileFn fn) {
   Batch b(fn, tiles);
   std::unique_lock lock(mutex_);
   batches_.push_back(&b);
-  epoch_.fetch_add(1, std::memory_order_release);
   work_cv_.notify_all();
   work_on(b, 0, lock);
   // No new helper may join once the batch leaves the list; wait for the
@@ -80,7 +77,6 @@ void WorkScheduler::push(void* item) {
   {
     std::lock_guard lock(mutex_);
     items_.push_back(item);
-    epoch_.fetch_add(1, std::memory_order_release);
   }
   work_cv_.notify_one();
 }
@@ -107,18 +103,7 @@ void* WorkScheduler::next_item() {
       return item;
     }
     if (stopping_) return nullptr;
-    // Spin briefly before sleeping: the next tile batch of a frame in
-    // progress (its next scale or level) usually follows within
-    // microseconds, and waking a sleeping thread can take far longer on a
-    // virtual machine.
-    const unsigned seen = epoch_.load(std::memory_order_relaxed);
-    lock.unlock();
-    const auto until = std::chrono::steady_clock::now() + kSpin;
-    while (epoch_.load(std::memory_order_acquire) == seen &&
-           std::chrono::steady_clock::now() < until)
-      std::this_thread::yield();
-    lock.lock();
-    if (epoch_.load(std::memory_order_relaxed) == seen && !stopping_) work_cv_.wait(lock);
+    work_cv_.wait(lock);
   }
 }
 
@@ -126,7 +111,6 @@ void WorkScheduler::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    epoch_.fetch_add(1, std::memory_order_release);
   }
   work_cv_.notify_all();
 }

@@ -4,8 +4,6 @@
 /// of frames already being scored (TileRunner). Idle workers take tiles
 /// first, so a frame that one worker has split finishes sooner, then frames.
 
-#include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -54,10 +52,6 @@ class WorkScheduler final : public TileRunner {
   std::deque<void*> items_;
   std::vector<Batch*> batches_;  // batches with unclaimed tiles
   bool stopping_ = false;
-  // Bumped (under mutex_) whenever a batch or an item arrives or stop() is
-  // called; idle workers spin on it for kSpin before sleeping on work_cv_.
-  std::atomic<unsigned> epoch_{0};
-  static constexpr std::chrono::microseconds kSpin{200};
 };
 
 }  // namespace vqe
