@@ -28,7 +28,8 @@ namespace {
 // (as idle frame workers do).
 class HelpedScheduler {
  public:
-  explicit HelpedScheduler(unsigned width) : scheduler_(width) {
+  // No minimum tile size, so that the small test frames are tiled too.
+  explicit HelpedScheduler(unsigned width) : scheduler_(width, 0) {
     for (unsigned t = 1; t < width; ++t)
       helpers_.emplace_back([this] {
         while (scheduler_.next_item() != nullptr) {
@@ -63,12 +64,17 @@ TEST(Tiles, RowsCoverEveryRowOnceInOrder) {
 }
 
 TEST(Tiles, TileCountFollowsWidthAndMinimumRows) {
-  WorkScheduler one(1), four(4);
-  EXPECT_EQ(one.tile_count(1080, 32), 1u);
-  EXPECT_EQ(four.tile_count(1080, 32), 16u);  // 4 per thread
-  EXPECT_EQ(four.tile_count(100, 32), 3u);    // at least 32 rows each
-  EXPECT_EQ(four.tile_count(10, 32), 1u);
-  EXPECT_EQ(serial_tile_runner().tile_count(1080, 32), 1u);
+  WorkScheduler one(1), four(4, 0), four_min(4, 1u << 15);
+  EXPECT_EQ(one.tile_count(1080, 32, 1920), 1u);
+  EXPECT_EQ(four.tile_count(1080, 32, 1920), 16u);  // 4 per thread
+  EXPECT_EQ(four.tile_count(100, 32, 1920), 3u);    // at least 32 rows each
+  EXPECT_EQ(four.tile_count(10, 32, 1920), 1u);
+  EXPECT_EQ(serial_tile_runner().tile_count(1080, 32, 1920), 1u);
+  // At least 32768 samples per tile: 1024 rows of 64 samples make 2 tiles,
+  // 270 rows of 480 (a decimated 2160p frame) 3.
+  EXPECT_EQ(four_min.tile_count(1024, 16, 64), 2u);
+  EXPECT_EQ(four_min.tile_count(270, 16, 480), 3u);
+  EXPECT_EQ(four_min.tile_count(1080, 16, 1920), 16u);
 }
 
 TEST(Tiles, EveryTileRunsOnceWithDistinctSlots) {

@@ -55,13 +55,22 @@ class TileRunner {
   /// rethrown here. fn must not call run() itself.
   virtual void run(unsigned tiles, TileFn fn) = 0;
 
-  /// How many tiles to cut `rows` rows into: 1 when width() is 1, else up to
-  /// 4 per thread (for balance when threads join late) with at least
-  /// `min_rows` rows each.
-  unsigned tile_count(int rows, int min_rows) const {
+  /// The fewest samples a tile should hold: smaller tiles cost more in
+  /// hand-over between threads than they save (0: no minimum).
+  virtual unsigned min_tile_samples() const { return 0; }
+
+  /// How many tiles to cut `rows` rows of `row_samples` samples each into: 1
+  /// when width() is 1, else up to 4 per thread (for balance when threads
+  /// join late), each with at least `min_rows` rows and min_tile_samples()
+  /// samples.
+  unsigned tile_count(int rows, int min_rows, int row_samples) const {
     const unsigned w = width();
     if (w <= 1 || rows <= 0) return 1;
-    const unsigned by_rows = static_cast<unsigned>(std::max(1, rows / std::max(1, min_rows)));
+    int min = std::max(1, min_rows);
+    if (row_samples > 0)
+      min = std::max(min, static_cast<int>((min_tile_samples() + static_cast<unsigned>(row_samples) -
+                                            1) / static_cast<unsigned>(row_samples)));
+    const unsigned by_rows = static_cast<unsigned>(std::max(1, rows / min));
     return std::max(1u, std::min(4 * w, by_rows));
   }
 };

@@ -35,7 +35,8 @@ struct WorkScheduler::Batch {
   std::exception_ptr error;
 };
 
-WorkScheduler::WorkScheduler(unsigned width) : width_(std::max(1u, width)) {}
+WorkScheduler::WorkScheduler(unsigned width, unsigned min_tile_samples)
+    : width_(std::max(1u, width)), min_tile_samples_(min_tile_samples) {}
 
 WorkScheduler::~WorkScheduler() { stop(); }
 

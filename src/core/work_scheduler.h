@@ -18,14 +18,20 @@ namespace vqe {
 /// Items are opaque pointers owned by the caller.
 class WorkScheduler final : public TileRunner {
  public:
+  /// Default min_tile_samples(): 32768 samples.
+  static constexpr unsigned kDefaultMinTileSamples = 1u << 15;
+
   /// `width`: the most threads that may take part in one tile batch (the
   /// workers plus any other thread that calls run()); >= 1.
-  explicit WorkScheduler(unsigned width);
+  /// `min_tile_samples`: see TileRunner::min_tile_samples() (tests pass 0
+  /// to tile even tiny frames).
+  explicit WorkScheduler(unsigned width, unsigned min_tile_samples = kDefaultMinTileSamples);
   ~WorkScheduler() override;
   WorkScheduler(const WorkScheduler&) = delete;
   WorkScheduler& operator=(const WorkScheduler&) = delete;
 
   unsigned width() const override { return width_; }
+  unsigned min_tile_samples() const override { return min_tile_samples_; }
   void run(unsigned tiles, TileFn fn) override;
 
   /// Queues a frame item for next_item().
@@ -46,6 +52,7 @@ class WorkScheduler final : public TileRunner {
   void finish_tile(Batch& b);
 
   const unsigned width_;
+  const unsigned min_tile_samples_;
   std::mutex mutex_;
   std::condition_variable work_cv_;  // a batch or an item arrived, or stop
   std::condition_variable done_cv_;  // a tile or a helper finished

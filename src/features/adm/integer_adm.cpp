@@ -959,7 +959,7 @@ IntegerAdm::StreamSums IntegerAdm::stream_level(int w, int h, std::size_t st, in
   // masking rows need, with their LL rows going to scratch.
   const Region r = score_region(w, h);
   const Region wr = work_region(w, h);
-  const unsigned count = std::min(kMaxTiles, runner.tile_count(h, kMinTileRows));
+  const unsigned count = std::min(kMaxTiles, runner.tile_count(h, kMinTileRows, w));
   std::array<StreamSums, kMaxTiles> partial;
   runner.run(count, [&](unsigned tile, unsigned slot) {
     StreamScratch& sc = scratch(slot);

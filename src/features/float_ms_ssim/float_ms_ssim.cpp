@@ -125,7 +125,7 @@ class FloatMsSsim final : public FeatureExtractor {
     TileRunner& runner = tiles_ ? *tiles_ : serial_tile_runner();
     if (decimate_scratch_.size() < runner.width()) decimate_scratch_.resize(runner.width());
     for (int k = 1; k < kScales; ++k) {
-      const unsigned tiles = runner.tile_count(heights_[k], 16);
+      const unsigned tiles = runner.tile_count(heights_[k], 16, widths_[k]);
       runner.run(tiles, [&](unsigned tile, unsigned slot) {
         std::vector<float>& scratch = decimate_scratch_[slot];
         if (scratch.empty()) scratch.assign(decimate_scratch_size_, 0.0f);  // first use

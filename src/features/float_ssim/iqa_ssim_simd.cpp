@@ -484,7 +484,7 @@ SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, in
   const int out_h = height - (kGaussianLen - 1);
   constexpr int kMinRows = 16;
 
-  const unsigned in_tiles = runner.tile_count(height, kMinRows);
+  const unsigned in_tiles = runner.tile_count(height, kMinRows, width);
   const auto products = HWY_DYNAMIC_DISPATCH(Products);
   runner.run(in_tiles, [&](unsigned tile, unsigned) {
     const TileRows rows = tile_rows(tile, in_tiles, height);
@@ -497,7 +497,7 @@ SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, in
   float* row_pass = ws.row_pass_.data();
   const auto blur_rows = HWY_DYNAMIC_DISPATCH(BlurRows);
   const auto blur_columns = HWY_DYNAMIC_DISPATCH(BlurColumns);
-  const unsigned out_tiles = runner.tile_count(out_h, kMinRows);
+  const unsigned out_tiles = runner.tile_count(out_h, kMinRows, out_w);
   const std::pair<const float*, float*> maps[5] = {{reference, ws.mu_ref_.data()},
                                                    {distorted, ws.mu_dist_.data()},
                                                    {sq_ref, sq_ref},
@@ -527,7 +527,7 @@ SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, in
   double ssim_sum = 0.0, l_sum = 0.0, c_sum = 0.0, s_sum = 0.0;
   for (int y0 = 0; y0 < out_h; y0 += chunk_rows) {
     const int rows_here = std::min(chunk_rows, out_h - y0);
-    const unsigned tiles = runner.tile_count(rows_here, 4);
+    const unsigned tiles = runner.tile_count(rows_here, 4, out_w);
     runner.run(tiles, [&](unsigned tile, unsigned) {
       const TileRows rows = tile_rows(tile, tiles, rows_here);
       for (int r = rows.begin; r < rows.end; ++r) {

@@ -370,7 +370,7 @@ VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distort
     // A tile computes statistic rows [a, b) and the subsampled rows
     // [a/2, b/2) (the same input rows, while in cache). At least 32 rows
     // per tile keeps the per-tile set-up negligible.
-    const unsigned count = std::min(kMaxTiles, runner.tile_count(in.height, 32));
+    const unsigned count = std::min(kMaxTiles, runner.tile_count(in.height, 32, in.width));
     runner.run(count, [&](unsigned tile, unsigned slot) {
       Workspace* ws = &ws_;
       if (slot > 0) {
