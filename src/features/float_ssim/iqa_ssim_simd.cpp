@@ -470,6 +470,39 @@ void gaussian_blur_valid(const float* src, int width, int height, float* row_pas
     gaussian_blur_valid_scalar(src, width, height, row_pass, dst);
 }
 
+namespace {
+
+// The four sums of an SSIM map, added row after row in the scalar
+// reference's order.
+struct MapSums {
+  double ssim = 0.0, l = 0.0, c = 0.0, s = 0.0;
+  // Adds one map row: l·c·s, l, c and s, each `out_w` values, one after the
+  // other from `row`.
+  void add_row(const double* row, int out_w) {
+    const double* lr = row + out_w;
+    const double* cr = lr + out_w;
+    const double* sr = cr + out_w;
+    for (int x = 0; x < out_w; ++x) {
+      ssim += row[x];
+      l += lr[x];
+      c += cr[x];
+      s += sr[x];
+    }
+  }
+  // The means over `count` pixels, rounded to float.
+  SsimMeans means(int count) const {
+    const double n = static_cast<double>(count);
+    SsimMeans out;
+    out.luminance = static_cast<float>(l / n);
+    out.contrast = static_cast<float>(c / n);
+    out.structure = static_cast<float>(s / n);
+    out.ssim = static_cast<float>(ssim / n);
+    return out;
+  }
+};
+
+}  // namespace
+
 // ssim_gaussian_simd with row tiles on `runner` (width > 1): the products,
 // both passes of each blur and the per-pixel map are cut into row tiles;
 // the map is made in chunks of rows that this thread then sums in the
@@ -524,7 +557,7 @@ SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, in
   const auto map_row = HWY_DYNAMIC_DISPATCH(MapRow);
   const float* mu_ref = ws.mu_ref_.data();
   const float* mu_dist = ws.mu_dist_.data();
-  double ssim_sum = 0.0, l_sum = 0.0, c_sum = 0.0, s_sum = 0.0;
+  MapSums sums;
   for (int y0 = 0; y0 < out_h; y0 += chunk_rows) {
     const int rows_here = std::min(chunk_rows, out_h - y0);
     const unsigned tiles = runner.tile_count(rows_here, 4, out_w);
@@ -537,27 +570,10 @@ SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, in
                 lcs, lcs + out_w, lcs + 2 * out_w, lcs + 3 * out_w);
       }
     });
-    for (int r = 0; r < rows_here; ++r) {
-      const double* lcs = ws.map_chunk_.data() + static_cast<std::size_t>(4 * r) * out_w;
-      const double* l = lcs + out_w;
-      const double* c = l + out_w;
-      const double* s = c + out_w;
-      // The scalar reference's sums, in its order.
-      for (int x = 0; x < out_w; ++x) {
-        ssim_sum += lcs[x];
-        l_sum += l[x];
-        c_sum += c[x];
-        s_sum += s[x];
-      }
-    }
+    for (int r = 0; r < rows_here; ++r)
+      sums.add_row(ws.map_chunk_.data() + static_cast<std::size_t>(4 * r) * out_w, out_w);
   }
-  const double count = static_cast<double>(out_w * out_h);
-  SsimMeans out;
-  out.luminance = static_cast<float>(l_sum / count);
-  out.contrast = static_cast<float>(c_sum / count);
-  out.structure = static_cast<float>(s_sum / count);
-  out.ssim = static_cast<float>(ssim_sum / count);
-  return out;
+  return sums.means(out_w * out_h);
 }
 
 SsimMeans ssim_gaussian_simd(const float* reference, const float* distorted, int width,
@@ -592,26 +608,14 @@ SsimMeans ssim_gaussian_simd(const float* reference, const float* distorted, int
   double* c = l + out_w;
   double* s = c + out_w;
   const auto map_row = HWY_DYNAMIC_DISPATCH(MapRow);
-  double ssim_sum = 0.0, l_sum = 0.0, c_sum = 0.0, s_sum = 0.0;
+  MapSums sums;
   for (int y = 0; y < out_h; ++y) {
     const std::size_t o = static_cast<std::size_t>(y) * out_w;
     map_row(mu_ref + o, mu_dist + o, sq_ref + o, sq_dist + o, cross + o, out_w, c1, c2, c3, lcs,
             l, c, s);
-    // The scalar reference's sums, in its order.
-    for (int x = 0; x < out_w; ++x) {
-      ssim_sum += lcs[x];
-      l_sum += l[x];
-      c_sum += c[x];
-      s_sum += s[x];
-    }
+    sums.add_row(lcs, out_w);
   }
-  const double count = static_cast<double>(out_w * out_h);
-  SsimMeans out;
-  out.luminance = static_cast<float>(l_sum / count);
-  out.contrast = static_cast<float>(c_sum / count);
-  out.structure = static_cast<float>(s_sum / count);
-  out.ssim = static_cast<float>(ssim_sum / count);
-  return out;
+  return sums.means(out_w * out_h);
 }
 
 std::size_t decimate_scratch_size(int width, int factor, int kernel_size) {
