@@ -71,6 +71,19 @@ inline const FramePair& bench_frames(std::int64_t which) {
   return *pairs[which];
 }
 
+/// The timed loop: one extract() of the initialised `e` per iteration, the
+/// reference alternating between fr.ref and fr.ref_next (motion sees change).
+inline void extract_each_iteration(benchmark::State& state, FeatureExtractor& e,
+                                   const FramePair& fr) {
+  FeatureCollector out;
+  unsigned index = 0;
+  for (auto _ : state) {
+    const Picture& r = (index & 1) ? fr.ref_next : fr.ref;
+    e.extract(r, fr.dist, index, out);
+    ++index;
+  }
+}
+
 /// Times extractor `name` per frame (extract only; init outside the loop).
 inline void bench_extractor(benchmark::State& state, const std::string& name,
                             const OptionValues& options = {}) {
@@ -78,13 +91,7 @@ inline void bench_extractor(benchmark::State& state, const std::string& name,
   simd::ScopedLevel level(bench_level(state.range(1)));
   auto e = make_extractor(name, options);
   e->init(fr.ref.format());
-  FeatureCollector out;
-  unsigned index = 0;
-  for (auto _ : state) {
-    const Picture& r = (index & 1) ? fr.ref_next : fr.ref;
-    e->extract(r, fr.dist, index, out);
-    ++index;
-  }
+  extract_each_iteration(state, *e, fr);
   state.SetLabel(bench_label(state.range(0), state.range(1)));
 }
 

@@ -27,13 +27,7 @@ void BM_Tiles(benchmark::State& state, const std::string& name) {
   auto e = make_extractor(name, {});
   e->init(fr.ref.format());
   e->set_tile_runner(threads > 1 ? &scheduler : nullptr);
-  FeatureCollector out;
-  unsigned index = 0;
-  for (auto _ : state) {
-    const Picture& r = (index & 1) ? fr.ref_next : fr.ref;
-    e->extract(r, fr.dist, index, out);
-    ++index;
-  }
+  extract_each_iteration(state, *e, fr);
   scheduler.stop();
   for (auto& h : helpers) h.join();
   state.SetLabel(bench_label(state.range(0), 1) + "/threads:" + std::to_string(threads));

@@ -16,6 +16,7 @@
 
 #include "backend/cuda/cuda_extractor.cuh"
 #include "features/float_motion/float_motion_kernels.h"
+#include "features/motion/motion_score.h"
 #include "vqe/error.h"
 
 namespace vqe::cuda {
@@ -110,10 +111,8 @@ __global__ void fm_total(const float* __restrict__ rows, int w, int h, float* __
   *out = acc / static_cast<float>(w * h);
 }
 
-double vmaf_min(double a, double b) { return a < b ? a : b; }
-double motion_blend(double score, double factor, double offset) {
-  return score * factor + (1 - factor) * vmaf_min(offset, score);
-}
+using motion::motion_blend;
+using motion::vmaf_min;
 
 class CudaFloatMotion final : public CudaExtractor {
  public:

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "features/float_motion/float_motion_kernels.h"
+#include "features/motion/motion_score.h"
 #include "core/float_plane.h"
 #include "vqe/error.h"
 #include "vqe/feature_extractor.h"
@@ -23,11 +24,8 @@ constexpr const char* kMotionName = "VMAF_feature_motion_score";
 constexpr const char* kMotion2Name = "VMAF_feature_motion2_score";
 constexpr const char* kMotion3Name = "VMAF_feature_motion3_score";
 
-double vmaf_min(double a, double b) { return a < b ? a : b; }
-
-double motion_blend(double score, double factor, double offset) {
-  return score * factor + (1 - factor) * vmaf_min(offset, score);
-}
+using motion::motion_blend;
+using motion::vmaf_min;
 
 // libvmaf 3.2.0 float_motion.c's options: names, aliases, defaults, ranges,
 // feature-parameter flags.

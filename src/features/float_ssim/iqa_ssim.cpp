@@ -136,12 +136,16 @@ SsimMeans ssim_gaussian(const float* reference, const float* distorted, int widt
     c_sum += c;
     s_sum += s;
   }
-  const double count = static_cast<double>(out_w * out_h);
+  return ssim_means(ssim_sum, l_sum, c_sum, s_sum, out_w * out_h);
+}
+
+SsimMeans ssim_means(double ssim_sum, double l_sum, double c_sum, double s_sum, int count) {
+  const double n = static_cast<double>(count);
   SsimMeans out;
-  out.luminance = static_cast<float>(l_sum / count);
-  out.contrast = static_cast<float>(c_sum / count);
-  out.structure = static_cast<float>(s_sum / count);
-  out.ssim = static_cast<float>(ssim_sum / count);
+  out.luminance = static_cast<float>(l_sum / n);
+  out.contrast = static_cast<float>(c_sum / n);
+  out.structure = static_cast<float>(s_sum / n);
+  out.ssim = static_cast<float>(ssim_sum / n);
   return out;
 }
 

@@ -42,6 +42,10 @@ struct SsimMeans {
   float structure = 0;  ///< mean of s
 };
 
+/// The means of the map sums over `count` pixels, each rounded to float as
+/// libvmaf's _iqa_ssim returns them (shared by the scalar and SIMD paths).
+SsimMeans ssim_means(double ssim_sum, double l_sum, double c_sum, double s_sum, int count);
+
 /// Scratch buffers for ssim_gaussian() on images up to a given size.
 /// Allocate once (in an extractor's init()) and reuse for every frame.
 class SsimWorkspace {

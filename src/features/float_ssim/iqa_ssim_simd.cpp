@@ -490,15 +490,7 @@ struct MapSums {
     }
   }
   // The means over `count` pixels, rounded to float.
-  SsimMeans means(int count) const {
-    const double n = static_cast<double>(count);
-    SsimMeans out;
-    out.luminance = static_cast<float>(l / n);
-    out.contrast = static_cast<float>(c / n);
-    out.structure = static_cast<float>(s / n);
-    out.ssim = static_cast<float>(ssim / n);
-    return out;
-  }
+  SsimMeans means(int count) const { return ssim_means(ssim, l, c, s, count); }
 };
 
 }  // namespace

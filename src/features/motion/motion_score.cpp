@@ -2,18 +2,6 @@
 #include "features/motion/motion_score.h"
 
 namespace vqe::motion {
-namespace {
-
-// libvmaf's MIN macro: the first argument unless the second is smaller.
-double vmaf_min(double a, double b) { return a < b ? a : b; }
-
-// libvmaf motion_blend_tools.h: blends a score with its value clipped at
-// `offset`, by `factor`.
-double motion_blend(double score, double factor, double offset) {
-  return score * factor + (1 - factor) * vmaf_min(offset, score);
-}
-
-}  // namespace
 
 Scorer::Scorer(const ParsedOptions& opts)
     : blend_factor_(opts.get_double("motion_blend_factor")),

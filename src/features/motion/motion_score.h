@@ -15,6 +15,15 @@
 
 namespace vqe::motion {
 
+/// libvmaf's MIN macro: the first argument unless the second is smaller.
+inline double vmaf_min(double a, double b) { return a < b ? a : b; }
+
+/// libvmaf motion_blend_tools.h: blends a score with its value clipped at
+/// `offset`, by `factor` (motion3 of integer and float motion).
+inline double motion_blend(double score, double factor, double offset) {
+  return score * factor + (1 - factor) * vmaf_min(offset, score);
+}
+
 /// Per-frame motion scores of one video, in frame order.
 class Scorer {
  public:
