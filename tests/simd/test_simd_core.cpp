@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The CPU-level switch itself: parsing, cpumask mapping, scoped selection.
+#include <cstdio>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "core/simd.h"
@@ -50,6 +53,31 @@ TEST(SimdLevel, CpumaskBitsDisableLevels) {
   EXPECT_EQ(level_from_cpumask(~0ull), Level::scalar);
 }
 #endif
+
+// The SIMD tests run every level in available_levels(); this checks that the
+// list holds every level the CPU has (so that a build, the sanitizer one
+// included, cannot silently skip AVX-512 on a machine that has it), and
+// prints the list, which scripts/test repeats after each suite.
+TEST(SimdLevel, EveryLevelOfThisCpuIsBuiltAndTested) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  const bool sse4 = __builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("sse4.2");
+  const bool avx2 = sse4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                    __builtin_cpu_supports("bmi2");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+                      __builtin_cpu_supports("avx512vl");
+  EXPECT_EQ(is_available(Level::sse4), sse4);
+  EXPECT_EQ(is_available(Level::avx2), avx2);
+  EXPECT_EQ(is_available(Level::avx512), avx512)
+      << "the CPU " << (avx512 ? "has" : "lacks") << " AVX-512 F/BW/DQ/VL";
+#elif defined(__aarch64__)
+  EXPECT_TRUE(is_available(Level::neon));
+#endif
+  std::string names;
+  for (Level l : available_levels()) names += std::string(names.empty() ? "" : " ") + level_name(l);
+  std::printf("SIMD levels under test: %s\n", names.c_str());
+}
 
 TEST(SimdLevel, ScopedLevelSetsAndRestores) {
   const Level before = active_level();

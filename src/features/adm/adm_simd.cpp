@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/simd_sum-inl.h"
 #include "features/adm/adm_kernels.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -115,11 +116,12 @@ HWY_INLINE V32 JoinLow32(VU64 even, VU64 odd) {
   return hn::OddEven(hn::BitCast(d, hn::ShiftLeft<32>(odd)), hn::BitCast(d, even));
 }
 
-/// Sum of all lanes (wrap-around) of a 64-bit vector.
+/// Sum of all lanes (wrap-around modulo 2^64) of a 64-bit vector, signed or
+/// unsigned (see core/simd_sum-inl.h: never a signed addition).
 template <class V>
 HWY_INLINE std::uint64_t SumU64(V v) {
   const DU64 du64;
-  return hn::GetLane(hn::SumOfLanes(du64, hn::BitCast(du64, v)));
+  return simd::HWY_NAMESPACE::WrappingSumOfLanes(du64, hn::BitCast(du64, v));
 }
 
 // ---------------------------------------------------------------------------

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "core/simd_sum-inl.h"
 #include "features/motion/motion_kernels.h"
 #include "features/motion/motion_simd.h"
 
@@ -135,7 +136,7 @@ std::uint64_t FrameDifferenceSadT(const T* prev, std::ptrdiff_t prev_stride, con
                                        hn::LoadU(d, s + 4));
       acc_sad = hn::Add(acc_sad, hn::BitCast(du, hn::Abs(v)));
     }
-    std::uint32_t row_sad = hn::GetLane(hn::SumOfLanes(du, acc_sad));
+    std::uint32_t row_sad = simd::HWY_NAMESPACE::WrappingSumOfLanes(du, acc_sad);
     for (; j < width; ++j)
       row_sad += static_cast<std::uint32_t>(std::abs(filter_round16_exact(y + j - kRadius)));
     sad += row_sad;
@@ -242,7 +243,7 @@ std::uint64_t LegacySad(const std::uint16_t* a, const std::uint16_t* b, std::ptr
       const auto vb = hn::LoadU(d16, rb + j);
       acc = hn::Add(acc, hn::PromoteTo(d32, hn::Sub(hn::Max(va, vb), hn::Min(va, vb))));
     }
-    std::uint32_t row_sad = hn::GetLane(hn::SumOfLanes(d32, acc));
+    std::uint32_t row_sad = simd::HWY_NAMESPACE::WrappingSumOfLanes(d32, acc);
     for (; j < width; ++j)
       row_sad += static_cast<std::uint32_t>(
           std::abs(static_cast<int>(ra[j]) - static_cast<int>(rb[j])));

@@ -48,6 +48,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/simd_sum-inl.h"
 #include "features/vif/integer_vif.h"
 
 #ifndef VQE_VIF_SIMD_ONCE
@@ -316,10 +317,14 @@ HWY_NOINLINE int RowTerms(const std::int32_t* HWY_RESTRICT s1p,
   LookupTerms(prev, std::min(done, prev_count) / n * n, prev_count, den_entries, num_entries);
   // Every lane of the vector loop counts in the den constant.
   const std::int64_t lanes = done;
-  const auto den_exps = static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(du, den_exp)));
+  // Exponent sums wrap in uint64 lanes (see RowTerms' comment); added
+  // without signed arithmetic (core/simd_sum-inl.h).
+  namespace hs = simd::HWY_NAMESPACE;
+  const auto den_exps = static_cast<std::int64_t>(hs::WrappingSumOfLanes(du, den_exp));
   out.den_log += den_entries + 2048 * den_exps - lanes * (2048 * 1038 + 2048 * 17);
-  const auto num_exps = static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(du, num_exp)));
+  const auto num_exps = static_cast<std::int64_t>(hs::WrappingSumOfLanes(du, num_exp));
   out.num_log += num_entries + 2048 * num_exps;
+  // Integer-valued doubles far below 2^53: exact in any order.
   out.num_non_log += static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(df, acc_nnl)));
   out.den_non_log += static_cast<std::int64_t>(hn::GetLane(hn::SumOfLanes(df, acc_dnl)));
   if (j < w) {
