@@ -26,7 +26,6 @@ namespace {
 
 using vqe::simd::Level;
 namespace kn = vqe::adm::kernels;
-namespace sk = vqe::adm::simd_kernels;
 
 /// Band set of one DWT level: a, v, h, d (row-major, `w` x `h`).
 template <typename T>
@@ -143,24 +142,23 @@ constexpr std::uint32_t kFixed1[3] = {171036362u, 171036362u, 94566816u};
 
 // Level-0 DWT of one picture (vertical and horizontal passes of every row).
 void BM_AdmDwt0(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
   const Data& f = data(w, h, bits);
   const vqe::Plane& p = f.ref->plane(0);
   Bands<std::int16_t> out;
   out.resize((w + 1) / 2, (h + 1) / 2);
   std::vector<std::int16_t> lo(w + 16), hi(w + 16);
-  const bool simd = level != Level::scalar;
+  const vqe::adm::AdmDsp& sk = vqe::adm::adm_dsp(level);
   for (auto _ : state) {
     for (int i = 0; i < out.h; ++i) {
       std::int16_t *l = lo.data() + 1, *hh = hi.data() + 1;
       if (bits == 8) {
         const std::uint8_t* rows[4];
         for (int k = 0; k < 4; ++k) rows[k] = p.row<std::uint8_t>(mirror(2 * i - 1 + k, h));
-        simd ? sk::dwt0_vertical_u8(rows, w, bits, l, hh) : kn::dwt0_vertical_u8(rows, w, bits, l, hh);
+        sk.dwt0_vertical_u8(rows, w, bits, l, hh);
       } else {
         const std::uint16_t* rows[4];
         for (int k = 0; k < 4; ++k) rows[k] = p.row<std::uint16_t>(mirror(2 * i - 1 + k, h));
-        simd ? sk::dwt0_vertical_u16(rows, w, bits, l, hh) : kn::dwt0_vertical_u16(rows, w, bits, l, hh);
+        sk.dwt0_vertical_u16(rows, w, bits, l, hh);
       }
       for (auto* r : {l, hh}) {
         r[-1] = r[1];
@@ -168,10 +166,7 @@ void BM_AdmDwt0(benchmark::State& state, int w, int h, int bits, Level level) {
         r[w + 1] = r[w - 2];
       }
       const std::size_t at = static_cast<std::size_t>(i) * out.w;
-      if (simd)
-        sk::dwt0_horizontal(l, hh, out.w, &out.a[at], &out.v[at], &out.hb[at], &out.d[at]);
-      else
-        kn::dwt0_horizontal(l, hh, out.w, &out.a[at], &out.v[at], &out.hb[at], &out.d[at]);
+      sk.dwt0_horizontal(l, hh, out.w, &out.a[at], &out.v[at], &out.hb[at], &out.d[at]);
     }
     benchmark::DoNotOptimize(out.a.data());
   }
@@ -179,37 +174,33 @@ void BM_AdmDwt0(benchmark::State& state, int w, int h, int bits, Level level) {
 
 // Level-1 DWT (int16 LL in, int32 bands out) of one picture.
 void BM_AdmDwt1(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
   const Data& f = data(w, h, bits);
   const Bands<std::int16_t>& in = f.ref0;
   Bands<std::int32_t> out;
   out.resize((in.w + 1) / 2, (in.h + 1) / 2);
   std::vector<std::int32_t> lo(in.w + 16), hi(in.w + 16);
-  const bool simd = level != Level::scalar;
+  const vqe::adm::AdmDsp& sk = vqe::adm::adm_dsp(level);
   for (auto _ : state) {
     for (int i = 0; i < out.h; ++i) {
       const std::int16_t* rows[4];
       for (int k = 0; k < 4; ++k)
         rows[k] = in.a.data() + static_cast<std::size_t>(mirror(2 * i - 1 + k, in.h)) * in.w;
       std::int32_t *l = lo.data() + 1, *hh = hi.data() + 1;
-      simd ? sk::dwt1_vertical(rows, in.w, l, hh) : kn::dwt1_vertical(rows, in.w, l, hh);
+      sk.dwt1_vertical(rows, in.w, l, hh);
       for (auto* r : {l, hh}) {
         r[-1] = r[1];
         r[in.w] = r[in.w - 1];
         r[in.w + 1] = r[in.w - 2];
       }
       const std::size_t at = static_cast<std::size_t>(i) * out.w;
-      if (simd)
-        sk::dwt123_horizontal(l, hh, out.w, 15, &out.a[at], &out.v[at], &out.hb[at], &out.d[at]);
-      else
-        kn::dwt123_horizontal(l, hh, out.w, 15, &out.a[at], &out.v[at], &out.hb[at], &out.d[at]);
+      sk.dwt123_horizontal(l, hh, out.w, 15, &out.a[at], &out.v[at], &out.hb[at], &out.d[at]);
     }
     benchmark::DoNotOptimize(out.a.data());
   }
 }
 
 template <typename T>
-void run_decouple(benchmark::State& state, const Bands<T>& o, const Bands<T>& t, bool simd) {
+void run_decouple(benchmark::State& state, const Bands<T>& o, const Bands<T>& t, const vqe::adm::AdmDsp& sk) {
   std::vector<T> out(6 * o.a.size());
   const std::size_t n = o.a.size();
   for (auto _ : state) {
@@ -219,29 +210,27 @@ void run_decouple(benchmark::State& state, const Bands<T>& o, const Bands<T>& t,
                                        &t.d[at], &out[at], &out[n + at], &out[2 * n + at],
                                        &out[3 * n + at], &out[4 * n + at], &out[5 * n + at]};
       if constexpr (sizeof(T) == 2)
-        simd ? sk::decouple0_row(r, 0, o.w, kCosSq, 100.0) : kn::decouple0_row(r, 0, o.w, kCosSq, 100.0);
+        sk.decouple0_row(r, 0, o.w, kCosSq, 100.0);
       else
-        simd ? sk::decouple123_row(r, 0, o.w, kCosSq, 100.0) : kn::decouple123_row(r, 0, o.w, kCosSq, 100.0);
+        sk.decouple123_row(r, 0, o.w, kCosSq, 100.0);
     }
     benchmark::DoNotOptimize(out.data());
   }
 }
 
 void BM_AdmDecouple0(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
   const Data& f = data(w, h, bits);
-  run_decouple(state, f.ref0, f.dis0, level != Level::scalar);
+  run_decouple(state, f.ref0, f.dis0, vqe::adm::adm_dsp(level));
 }
 
 void BM_AdmDecouple1(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
   const Data& f = data(w, h, bits);
-  run_decouple(state, f.ref1, f.dis1, level != Level::scalar);
+  run_decouple(state, f.ref1, f.dis1, vqe::adm::adm_dsp(level));
 }
 
 // Masker terms (csf) then the contrast-masking sums of one band set.
 template <typename T, typename F>
-void run_csf_masked(benchmark::State& state, const Bands<T>& b, const F* fixed, bool simd,
+void run_csf_masked(benchmark::State& state, const Bands<T>& b, const F* fixed, const vqe::adm::AdmDsp& sk,
                     bool csf_only) {
   const std::size_t n = b.a.size();
   std::vector<std::int32_t> mask(n), centre(n);
@@ -251,11 +240,9 @@ void run_csf_masked(benchmark::State& state, const Bands<T>& b, const F* fixed, 
     for (int i = 0; i < b.h; ++i) {
       const std::size_t at = static_cast<std::size_t>(i) * b.w;
       if constexpr (sizeof(T) == 2)
-        simd ? sk::csf0_row(&b.hb[at], &b.v[at], &b.d[at], 0, b.w, fixed, &mask[at], &centre[at])
-             : kn::csf0_row(&b.hb[at], &b.v[at], &b.d[at], 0, b.w, fixed, &mask[at], &centre[at]);
+        sk.csf0_row(&b.hb[at], &b.v[at], &b.d[at], 0, b.w, fixed, &mask[at], &centre[at]);
       else
-        simd ? sk::csf123_row(&b.hb[at], &b.v[at], &b.d[at], 0, b.w, fixed, &mask[at], &centre[at])
-             : kn::csf123_row(&b.hb[at], &b.v[at], &b.d[at], 0, b.w, fixed, &mask[at], &centre[at]);
+        sk.csf123_row(&b.hb[at], &b.v[at], &b.d[at], 0, b.w, fixed, &mask[at], &centre[at]);
     }
     if (csf_only) {
       benchmark::DoNotOptimize(mask.data());
@@ -270,9 +257,9 @@ void run_csf_masked(benchmark::State& state, const Bands<T>& b, const F* fixed, 
                                    {&b.hb[at], &b.v[at], &b.d[at]}, b.w};
       std::int64_t inner[3] = {0, 0, 0};
       if constexpr (sizeof(T) == 2)
-        simd ? sk::masked0_row(r, 0, b.w, fixed, cub, inner) : kn::masked0_row(r, 0, b.w, fixed, cub, inner);
+        sk.masked0_row(r, 0, b.w, fixed, cub, inner);
       else
-        simd ? sk::masked123_row(r, 0, b.w, fixed, cs, inner) : kn::masked123_row(r, 0, b.w, fixed, cs, inner);
+        sk.masked123_row(r, 0, b.w, fixed, cs, inner);
       total += inner[0] + inner[1] + inner[2];
     }
     benchmark::DoNotOptimize(total);
@@ -280,29 +267,25 @@ void run_csf_masked(benchmark::State& state, const Bands<T>& b, const F* fixed, 
 }
 
 void BM_AdmCsf0(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
-  run_csf_masked(state, data(w, h, bits).dis0, kFixed0, level != Level::scalar, true);
+  run_csf_masked(state, data(w, h, bits).dis0, kFixed0, vqe::adm::adm_dsp(level), true);
 }
 void BM_AdmCsfMasked0(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
-  run_csf_masked(state, data(w, h, bits).dis0, kFixed0, level != Level::scalar, false);
+  run_csf_masked(state, data(w, h, bits).dis0, kFixed0, vqe::adm::adm_dsp(level), false);
 }
 void BM_AdmCsfMasked1(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
-  run_csf_masked(state, data(w, h, bits).dis1, kFixed1, level != Level::scalar, false);
+  run_csf_masked(state, data(w, h, bits).dis1, kFixed1, vqe::adm::adm_dsp(level), false);
 }
 
 // Denominator row sums of the three level-0 reference bands.
 void BM_AdmDen0(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
   const Bands<std::int16_t>& b = data(w, h, bits).ref0;
-  const bool simd = level != Level::scalar;
+  const vqe::adm::AdmDsp& sk = vqe::adm::adm_dsp(level);
   for (auto _ : state) {
     std::uint64_t total = 0;
     for (const auto* band : {&b.hb, &b.v, &b.d})
       for (int i = 0; i < b.h; ++i) {
         const std::int16_t* row = band->data() + static_cast<std::size_t>(i) * b.w;
-        total += simd ? sk::den0_row(row, 0, b.w) : kn::den0_row(row, 0, b.w);
+        total += sk.den0_row(row, 0, b.w);
       }
     benchmark::DoNotOptimize(total);
   }
@@ -310,9 +293,8 @@ void BM_AdmDen0(benchmark::State& state, int w, int h, int bits, Level level) {
 
 // The whole extractor (four levels, adm2 and aim) on one frame pair.
 void BM_AdmExtractor(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
   const Data& f = data(w, h, bits);
-  auto fex = vqe::make_extractor("adm", {});
+  auto fex = vqe::make_extractor("adm", {}, level);
   fex->init(f.ref->format());
   vqe::FeatureCollector out;
   unsigned index = 0;

@@ -22,10 +22,10 @@ void BM_float_ansnr_filter5(benchmark::State& state) {
   for (int x = 0; x < w; ++x)
     for (int k = 0; k < 5; ++k) cols[x * 5 + k] = ansnr::mirror(x - 2 + k, w);
   std::vector<float> inner(w), accum(w);
-  simd::ScopedLevel level(benchsmall::bench_level(state.range(1)));
+  const ansnr::AnsnrDsp& dsp = ansnr::ansnr_dsp(benchsmall::bench_level(state.range(1)));
   for (auto _ : state) {
-    ansnr::filter2d(kernel, 5, src.data(), dst.data(), w, h, cols.data(), inner.data(),
-                    accum.data());
+    dsp.filter2d(kernel, 5, src.data(), dst.data(), w, h, cols.data(), inner.data(),
+                 accum.data());
     benchmark::ClobberMemory();
   }
   state.SetLabel(benchsmall::bench_label(state.range(0), state.range(1)));

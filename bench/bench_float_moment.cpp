@@ -10,15 +10,15 @@ namespace {
 
 void BM_float_moment_plane_sums(benchmark::State& state) {
   const auto& fr = benchsmall::bench_frames(state.range(0));
-  simd::ScopedLevel level(benchsmall::bench_level(state.range(1)));
+  const moment::MomentDsp& dsp = moment::moment_dsp(benchsmall::bench_level(state.range(1)));
   const Plane& p = fr.ref.plane(0);
   for (auto _ : state) {
     if (fr.ref.bit_depth() == 8)
       benchmark::DoNotOptimize(
-          moment::plane_sums(p.row<std::uint8_t>(0), p.stride, p.width, p.height));
+          dsp.sums8(p.row<std::uint8_t>(0), p.stride, p.width, p.height));
     else
       benchmark::DoNotOptimize(
-          moment::plane_sums(p.row<std::uint16_t>(0), p.stride / 2, p.width, p.height));
+          dsp.sums16(p.row<std::uint16_t>(0), p.stride / 2, p.width, p.height));
   }
   state.SetLabel(benchsmall::bench_label(state.range(0), state.range(1)));
 }

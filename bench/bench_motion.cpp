@@ -23,17 +23,17 @@ std::ptrdiff_t luma_stride(const Picture& p) {
 
 void BM_motion_frame_difference_sad(benchmark::State& state) {
   const auto& fr = bench_frames(state.range(0));
-  simd::ScopedLevel level(benchsmall::bench_level(state.range(1)));
+  const motion::MotionDsp& dsp = motion::motion_dsp(benchsmall::bench_level(state.range(1)));
   const int w = fr.ref.width(), h = fr.ref.height(), bpc = fr.ref.bit_depth();
   std::vector<std::int32_t> row(static_cast<std::size_t>(w) + 4);
   for (auto _ : state) {
     if (bpc == 8)
-      benchmark::DoNotOptimize(motion::frame_difference_sad<std::uint8_t>(
+      benchmark::DoNotOptimize(dsp.sad8(
           luma<std::uint8_t>(fr.ref), luma_stride<std::uint8_t>(fr.ref),
           luma<std::uint8_t>(fr.ref_next), luma_stride<std::uint8_t>(fr.ref_next), w, h, bpc,
           row.data()));
     else
-      benchmark::DoNotOptimize(motion::frame_difference_sad<std::uint16_t>(
+      benchmark::DoNotOptimize(dsp.sad16(
           luma<std::uint16_t>(fr.ref), luma_stride<std::uint16_t>(fr.ref),
           luma<std::uint16_t>(fr.ref_next), luma_stride<std::uint16_t>(fr.ref_next), w, h, bpc,
           row.data()));
@@ -44,17 +44,17 @@ BENCHMARK(BM_motion_frame_difference_sad)->VQE_SMALL_BENCH_ARGS;
 
 void BM_motion_legacy_blur(benchmark::State& state) {
   const auto& fr = bench_frames(state.range(0));
-  simd::ScopedLevel level(benchsmall::bench_level(state.range(1)));
+  const motion::MotionDsp& dsp = motion::motion_dsp(benchsmall::bench_level(state.range(1)));
   const int w = fr.ref.width(), h = fr.ref.height(), bpc = fr.ref.bit_depth();
   std::vector<std::uint16_t> row(static_cast<std::size_t>(w) + 4);
   std::vector<std::uint16_t> out(static_cast<std::size_t>(w) * h);
   for (auto _ : state) {
     if (bpc == 8)
-      motion::legacy_blur<std::uint8_t>(luma<std::uint8_t>(fr.ref),
+      dsp.legacy_blur8(luma<std::uint8_t>(fr.ref),
                                         luma_stride<std::uint8_t>(fr.ref), out.data(), w, w, h,
                                         bpc, row.data());
     else
-      motion::legacy_blur<std::uint16_t>(luma<std::uint16_t>(fr.ref),
+      dsp.legacy_blur16(luma<std::uint16_t>(fr.ref),
                                          luma_stride<std::uint16_t>(fr.ref), out.data(), w, w, h,
                                          bpc, row.data());
     benchmark::ClobberMemory();
@@ -71,8 +71,8 @@ void BM_motion_legacy_sad(benchmark::State& state) {
     a[i] = static_cast<std::uint16_t>(i * 2654435761u >> 16);
     b[i] = static_cast<std::uint16_t>(i * 40503u);
   }
-  simd::ScopedLevel level(benchsmall::bench_level(state.range(1)));
-  for (auto _ : state) benchmark::DoNotOptimize(motion::legacy_sad(a.data(), b.data(), w, w, h));
+  const motion::MotionDsp& dsp = motion::motion_dsp(benchsmall::bench_level(state.range(1)));
+  for (auto _ : state) benchmark::DoNotOptimize(dsp.legacy_sad(a.data(), b.data(), w, w, h));
   state.SetLabel(benchsmall::bench_label(state.range(0), state.range(1)));
 }
 BENCHMARK(BM_motion_legacy_sad)->VQE_SMALL_BENCH_ARGS;

@@ -88,8 +88,7 @@ inline void extract_each_iteration(benchmark::State& state, FeatureExtractor& e,
 inline void bench_extractor(benchmark::State& state, const std::string& name,
                             const OptionValues& options = {}) {
   const FramePair& fr = bench_frames(state.range(0));
-  simd::ScopedLevel level(bench_level(state.range(1)));
-  auto e = make_extractor(name, options);
+  auto e = make_extractor(name, options, bench_level(state.range(1)));
   e->init(fr.ref.format());
   extract_each_iteration(state, *e, fr);
   state.SetLabel(bench_label(state.range(0), state.range(1)));

@@ -77,14 +77,12 @@ vqe::vif::KernelInput scale0_input(const Frames& f) {
 
 // Scale-0 statistic (17-tap filters, log terms).
 void BM_VifStatisticScale0(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
   const Frames& f = frames(w, h, bits);
   const auto in = scale0_input(f);
   vqe::vif::Workspace ws;
   ws.init(w);
   for (auto _ : state) {
-    auto sums = level == Level::scalar ? vqe::vif::statistic_scalar(in, 0, bits, 100.0, ws)
-                                       : vqe::vif::statistic_simd(in, 0, bits, 100.0, ws);
+    auto sums = vqe::vif::vif_dsp(level).statistic(in, 0, bits, 100.0, ws);
     benchmark::DoNotOptimize(sums);
   }
   state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()),
@@ -93,7 +91,6 @@ void BM_VifStatisticScale0(benchmark::State& state, int w, int h, int bits, Leve
 
 // Scale-0 -> scale-1 decimation (9-tap blur, even rows and columns).
 void BM_VifSubsampleScale0(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
   const Frames& f = frames(w, h, bits);
   const auto in = scale0_input(f);
   vqe::vif::Workspace ws;
@@ -101,17 +98,13 @@ void BM_VifSubsampleScale0(benchmark::State& state, int w, int h, int bits, Leve
   std::vector<std::uint16_t> out_ref(static_cast<std::size_t>(w / 2) * (h / 2));
   std::vector<std::uint16_t> out_dis(out_ref.size());
   for (auto _ : state) {
-    if (level == Level::scalar)
-      vqe::vif::subsample_scalar(in, 0, bits, ws, out_ref.data(), out_dis.data());
-    else
-      vqe::vif::subsample_simd(in, 0, bits, ws, out_ref.data(), out_dis.data());
+    vqe::vif::vif_dsp(level).subsample(in, 0, bits, ws, out_ref.data(), out_dis.data());
     benchmark::DoNotOptimize(out_ref.data());
   }
 }
 
 // Scale-1 statistic on 16-bit decimated data (9-tap filters).
 void BM_VifStatisticScale1(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
   const Frames& f = frames(w, h, bits);
   const auto in0 = scale0_input(f);
   vqe::vif::Workspace ws;
@@ -121,17 +114,15 @@ void BM_VifStatisticScale1(benchmark::State& state, int w, int h, int bits, Leve
   vqe::vif::subsample_scalar(in0, 0, bits, ws, ref1.data(), dis1.data());
   vqe::vif::KernelInput in{ref1.data(), dis1.data(), w1, w1, w1, h1, false};
   for (auto _ : state) {
-    auto sums = level == Level::scalar ? vqe::vif::statistic_scalar(in, 1, bits, 100.0, ws)
-                                       : vqe::vif::statistic_simd(in, 1, bits, 100.0, ws);
+    auto sums = vqe::vif::vif_dsp(level).statistic(in, 1, bits, 100.0, ws);
     benchmark::DoNotOptimize(sums);
   }
 }
 
 // The whole extractor (four scales) on one frame pair.
 void BM_VifExtractor(benchmark::State& state, int w, int h, int bits, Level level) {
-  vqe::simd::ScopedLevel scoped(level);
   const Frames& f = frames(w, h, bits);
-  auto fex = vqe::make_extractor("vif", {});
+  auto fex = vqe::make_extractor("vif", {}, level);
   fex->init(f.ref->format());
   vqe::FeatureCollector out;
   unsigned index = 0;

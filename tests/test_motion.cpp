@@ -140,13 +140,15 @@ TEST(MotionKernels, SadMatchesDirectDefinition) {
       std::vector<std::int32_t> row(s[0] + 4);
       std::uint64_t got;
       if (bpc == 8)
-        got = motion::frame_difference_sad(v[0].plane(0).row<std::uint8_t>(0), v[0].plane(0).stride,
-                                           v[1].plane(0).row<std::uint8_t>(0), v[1].plane(0).stride,
-                                           s[0], s[1], bpc, row.data());
+        got = motion::frame_difference_sad_scalar(
+            v[0].plane(0).row<std::uint8_t>(0), v[0].plane(0).stride,
+            v[1].plane(0).row<std::uint8_t>(0), v[1].plane(0).stride, s[0], s[1], bpc,
+            row.data());
       else
-        got = motion::frame_difference_sad(v[0].plane(0).row<std::uint16_t>(0), v[0].plane(0).stride / 2,
-                                           v[1].plane(0).row<std::uint16_t>(0), v[1].plane(0).stride / 2,
-                                           s[0], s[1], bpc, row.data());
+        got = motion::frame_difference_sad_scalar(
+            v[0].plane(0).row<std::uint16_t>(0), v[0].plane(0).stride / 2,
+            v[1].plane(0).row<std::uint16_t>(0), v[1].plane(0).stride / 2, s[0], s[1], bpc,
+            row.data());
       EXPECT_EQ(got, naive_sad(v[0], v[1])) << s[0] << "x" << s[1] << " " << bpc << "-bit";
     }
 }
@@ -158,11 +160,12 @@ TEST(MotionKernels, LegacyBlurMatchesDirectDefinition) {
       auto v = random_video(s[0], s[1], bpc, 1, 77u * bpc + s[1]);
       std::vector<std::uint16_t> out(s[0] * s[1]), row(s[0] + 4);
       if (bpc == 8)
-        motion::legacy_blur(v[0].plane(0).row<std::uint8_t>(0), v[0].plane(0).stride, out.data(), s[0],
-                            s[0], s[1], bpc, row.data());
+        motion::legacy_blur_scalar(v[0].plane(0).row<std::uint8_t>(0), v[0].plane(0).stride,
+                                   out.data(), s[0], s[0], s[1], bpc, row.data());
       else
-        motion::legacy_blur(v[0].plane(0).row<std::uint16_t>(0), v[0].plane(0).stride / 2, out.data(),
-                            s[0], s[0], s[1], bpc, row.data());
+        motion::legacy_blur_scalar(v[0].plane(0).row<std::uint16_t>(0),
+                                   v[0].plane(0).stride / 2, out.data(), s[0], s[0], s[1], bpc,
+                                   row.data());
       EXPECT_EQ(out, naive_legacy_blur(v[0])) << s[0] << "x" << s[1] << " " << bpc << "-bit";
     }
 }

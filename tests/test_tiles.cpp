@@ -149,7 +149,6 @@ TEST(Tiles, ExtractorsBitIdenticalWithTiles) {
   HelpedScheduler pool(4);
   int compared = 0;
   for (simd::Level level : simd::available_levels()) {
-    simd::ScopedLevel scoped(level);
     for (const Case& c : cases) {
       VideoFormat f;
       f.width = c.width;
@@ -165,12 +164,12 @@ TEST(Tiles, ExtractorsBitIdenticalWithTiles) {
       for (const ExtractorInfo* e : all_extractors()) {
         FeatureCollector untiled;
         try {
-          untiled = run_on_pictures(e->name, {}, frames);
+          untiled = run_on_pictures(e->name, {}, frames, nullptr, level);
         } catch (const Error&) {
-          EXPECT_THROW(run_on_pictures(e->name, {}, frames, &pool.get()), Error) << e->name;
+          EXPECT_THROW(run_on_pictures(e->name, {}, frames, &pool.get(), level), Error) << e->name;
           continue;
         }
-        const FeatureCollector tiled = run_on_pictures(e->name, {}, frames, &pool.get());
+        const FeatureCollector tiled = run_on_pictures(e->name, {}, frames, &pool.get(), level);
         expect_bit_identical(untiled, tiled,
                              fmt::format("{} {}x{} {}-bit at {}", e->name, c.width, c.height,
                                          c.bits, simd::level_name(level)));

@@ -142,10 +142,10 @@ Picture distort_picture(const Picture& reference, std::uint32_t seed, int amount
 
 FeatureCollector run_on_pictures(const std::string& name, const OptionValues& options,
                                  const std::vector<std::pair<Picture, Picture>>& frames,
-                                 TileRunner* tiles) {
+                                 TileRunner* tiles, simd::Level level) {
   FeatureCollector out;
   if (frames.empty()) return out;
-  auto extractor = make_extractor(name, options);
+  auto extractor = make_extractor(name, options, level);
   extractor->init(frames.front().first.format());
   extractor->set_tile_runner(tiles);
   for (const std::string& feature : extractor->feature_names()) out.declare(feature);

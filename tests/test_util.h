@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/video_reader.h"
+#include "vqe/cpu.h"
 #include "vqe/tiles.h"
 #include "vqe/vqe.h"
 
@@ -68,13 +69,14 @@ Picture synthetic_picture(const VideoFormat& format, std::uint32_t seed, Fill fi
 /// (clamped to the bit depth), reproducible from `seed`.
 Picture distort_picture(const Picture& reference, std::uint32_t seed, int amount);
 
-/// Runs extractor `name` with `options` over in-memory frame pairs
-/// (init, set_tile_runner(tiles), extract per frame in order, flush) and
-/// returns every value. Throws what the extractor throws (e.g. vqe::Error
-/// for refused sizes).
+/// Runs extractor `name` with `options` and the kernels of CPU level
+/// `level` over in-memory frame pairs (init, set_tile_runner(tiles), extract
+/// per frame in order, flush) and returns every value. Throws what the
+/// extractor throws (e.g. vqe::Error for refused sizes).
 FeatureCollector run_on_pictures(const std::string& name, const OptionValues& options,
                                  const std::vector<std::pair<Picture, Picture>>& frames,
-                                 TileRunner* tiles = nullptr);
+                                 TileRunner* tiles = nullptr,
+                                 simd::Level level = simd::max_level());
 
 /// Adds a gtest failure for every feature value of `actual` whose bits differ
 /// from `expected` (per frame and aggregate; names must match too). `what`

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "vqe/cpu.h"
 #include "vqe/feature_collector.h"
 #include "vqe/options.h"
 #include "vqe/picture.h"
@@ -66,7 +67,9 @@ struct ExtractorInfo {
   std::string name;                         ///< e.g. "psnr", "vif", "float_ssim"
   std::vector<OptionSpec> options;          ///< accepted options
   std::vector<std::string> provided_features;  ///< libvmaf internal names
-  std::function<std::unique_ptr<FeatureExtractor>(const ParsedOptions&)> make;
+  /// Builds the CPU extractor for options already validated against
+  /// `options`, using the kernels of CPU level `level` (an available level).
+  std::function<std::unique_ptr<FeatureExtractor>(const ParsedOptions&, simd::Level level)> make;
 };
 
 /// Adds an extractor to the global registry (called from static
@@ -84,9 +87,11 @@ const ExtractorInfo* find_extractor_by_feature(const std::string& feature_name);
 /// Every registered extractor, sorted by name.
 std::vector<const ExtractorInfo*> all_extractors();
 
-/// Validates `values` against the extractor's options and builds it.
-/// Throws vqe::Error for an unknown extractor or bad option.
+/// Validates `values` against the extractor's options and builds it with the
+/// kernels of CPU level `level`. Throws vqe::Error for an unknown extractor,
+/// a bad option or a level this CPU lacks.
 std::unique_ptr<FeatureExtractor> make_extractor(const std::string& name,
-                                                 const OptionValues& values);
+                                                 const OptionValues& values,
+                                                 simd::Level level = simd::max_level());
 
 }  // namespace vqe

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "vqe/cpu.h"
 #include "vqe/feature_collector.h"
 #include "vqe/model.h"
 #include "vqe/options.h"
@@ -60,6 +61,12 @@ struct JobConfig {
   Backend backend = Backend::kCpu;
   /// CUDA device index for kCuda/kAuto (0-based, as --gpu).
   int gpu = 0;
+  /// Highest CPU instruction-set level this job's kernels use (--cpu-level,
+  /// --cpumask); the best this CPU has by default. The level belongs to
+  /// this job only: jobs with other levels may run at the same time. Must
+  /// be an available level (simd::is_available), else the job throws
+  /// vqe::Error. Results are identical at every level.
+  simd::Level cpu_level = simd::max_level();
   /// Called with informational notes (which backend runs which extractor);
   /// the CLI prints them with --verbose.
   std::function<void(const std::string&)> on_note;

@@ -322,7 +322,7 @@ JobResult run_job(VideoReader& reference, VideoReader& distorted, const JobConfi
       if (config.on_note) config.on_note(fmt::format("{}: runs on the GPU", r.extractor));
     } else {
       // Validates the options even when the extractor is unknown to CUDA.
-      extractors.push_back(make_extractor(r.extractor, r.options));
+      extractors.push_back(make_extractor(r.extractor, r.options, config.cpu_level));
       built.push_back({extractors.back().get(), 0});
       if (gpu && config.on_note)
         config.on_note(fmt::format("{}: no CUDA implementation, runs on the CPU", r.extractor));

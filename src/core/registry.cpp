@@ -39,15 +39,18 @@ std::vector<const ExtractorInfo*> all_extractors() {
 }
 
 std::unique_ptr<FeatureExtractor> make_extractor(const std::string& name,
-                                                 const OptionValues& values) {
+                                                 const OptionValues& values, simd::Level level) {
   const ExtractorInfo* info = find_extractor(name);
   if (!info) {
     std::string known;
     for (const auto& [n, i] : registry()) known += (known.empty() ? "" : ", ") + n;
     throw Error(fmt::format("unknown feature '{}' (known: {})", name, known));
   }
+  if (!simd::is_available(level))
+    throw Error(fmt::format("CPU level {} is not supported here (highest: {})",
+                            simd::level_name(level), simd::level_name(simd::max_level())));
   ParsedOptions opts(name, info->options, values);
-  return info->make(opts);
+  return info->make(opts, level);
 }
 
 }  // namespace vqe

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "core/simd.h"
 
+#include "vqe/cpu.h"
+
 #include <algorithm>
-#include <atomic>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -53,12 +54,10 @@ int arch_index(Level level) {
   return it == std::end(kArchLevels) ? -1 : static_cast<int>(it - std::begin(kArchLevels));
 }
 
-// Highway targets that this build compiled and this CPU runs.
+// Highway targets that this build compiled and this CPU runs. (Only read:
+// Highway's process-wide target mask is never changed here.)
 std::int64_t compiled_and_supported() {
-  static const std::int64_t targets = [] {
-    hwy::DisableTargets(0);
-    return hwy::SupportedTargets() & HWY_TARGETS;
-  }();
+  static const std::int64_t targets = hwy::SupportedTargets() & HWY_TARGETS;
   return targets;
 }
 
@@ -69,11 +68,6 @@ Level detect() {
   return Level::scalar;
 }
 
-std::atomic<Level>& current() {
-  static std::atomic<Level> level{detect()};
-  return level;
-}
-
 }  // namespace
 
 Level max_level() {
@@ -81,27 +75,14 @@ Level max_level() {
   return level;
 }
 
-Level active_level() { return current().load(std::memory_order_relaxed); }
-
-bool use_simd() { return active_level() != Level::scalar; }
-
 bool is_available(Level level) {
   const int i = arch_index(level);
   return i >= 0 && i <= arch_index(max_level());
 }
 
-void set_level(Level level) {
-  if (!is_available(level))
-    throw Error(fmt::format("CPU level {} is not supported here (highest: {})", level_name(level),
-                            level_name(max_level())));
-  // Disable the targets of every level above `level`. At the scalar level the
-  // SIMD kernels are not called at all; the lowest SIMD level stays enabled.
-  const int keep = std::max(arch_index(level), 1);
-  std::int64_t disabled = 0;
-  for (int i = keep + 1; i < static_cast<int>(std::size(kArchLevels)); ++i)
-    disabled |= targets_of(kArchLevels[i]);
-  hwy::DisableTargets(disabled);
-  current().store(level, std::memory_order_relaxed);
+void missing_kernel(Level level) {
+  throw Error(fmt::format("internal: no {} kernel in this build (highest level here: {})",
+                          level_name(level), level_name(max_level())));
 }
 
 const char* level_name(Level level) {

@@ -1,75 +1,81 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
-/// @file CPU instruction-set levels and the switch between the scalar
-/// reference kernels and the Highway SIMD kernels.
+/// @file Per-level kernel tables (in the manner of dav1d's *_dsp_init).
 ///
-/// Every metric keeps a scalar reference path. SIMD kernels are compiled with
-/// Highway for several targets (x86: SSE4, AVX2, AVX-512; AArch64: NEON) and
-/// chosen at run time; `set_level()` restricts that choice (the
-/// CLI's --cpu-level and libvmaf-compatible --cpumask). Kernels dispatch as:
+/// Each metric with SIMD kernels has a table of function pointers (its
+/// "dsp" struct). The table for a level holds the scalar reference kernels
+/// at Level::scalar and that level's Highway target functions otherwise;
+/// every entry has the scalar kernel's contract and result. Tables are
+/// filled once per level, on first use, and live for the whole process;
+/// extractors take the table of their job's level when they are built, so
+/// callers never branch on the CPU level:
 ///
-///   if (vqe::simd::use_simd()) HWY_DYNAMIC_DISPATCH(kernel)(args...);
-///   else kernel_scalar(args...);
+///   const PsnrDsp& dsp = psnr_dsp(level);   // once, when the job is set up
+///   dsp.sse8(a, as, b, bs, w, h);           // per frame
 ///
-/// The level is process-wide. Set it before starting a job; changing it while
-/// a job runs is not supported.
-#include <cstdint>
-#include <optional>
-#include <string_view>
-#include <vector>
+/// Inside a file compiled for every target through hwy/foreach_target.h, the
+/// HWY_ONCE section fills a table with VQE_SIMD_PICK(level, Function).
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+#include "vqe/cpu.h"
 
 namespace vqe::simd {
 
-/// Instruction-set levels. A build has the levels of its architecture only
-/// (scalar plus x86's or AArch64's, see available_levels()); within one
-/// architecture a later enumerator is a higher level. Levels of different
-/// architectures do not compare meaningfully: use is_available().
-enum class Level {
-  scalar,  ///< plain C++ reference kernels, no SIMD
-  sse4,    ///< x86: Highway HWY_SSE4 (SSE4.1/4.2 + CLMUL/AES)
-  avx2,    ///< x86: Highway HWY_AVX2 (AVX2 + FMA + BMI2)
-  avx512,  ///< x86: Highway HWY_AVX3 / HWY_AVX3_DL (AVX-512 F/BW/DQ/VL)
-  neon,    ///< AArch64: Highway HWY_NEON (Advanced SIMD + AES); the SVE
-           ///< targets are not built (see CMakeLists.txt)
-};
+/// Number of Level enumerators (size of per-level arrays).
+inline constexpr std::size_t kLevelCount = 5;
 
-/// The highest level this CPU and build support.
-Level max_level();
-/// The level kernels use now (max_level() unless set_level() lowered it).
-Level active_level();
-/// True if this CPU and build support `level` (it is in available_levels()).
-bool is_available(Level level);
-/// Selects the level for all later kernel calls. Throws vqe::Error if the CPU
-/// or the build does not support `level`.
-void set_level(Level level);
-/// True when the active level is above scalar.
-bool use_simd();
-/// "scalar", "sse4", "avx2", "avx512" or "neon".
-const char* level_name(Level level);
-/// Parses a level name as printed by level_name(), of any architecture;
-/// nullopt if unknown.
-std::optional<Level> parse_level(std::string_view name);
-/// Every level this CPU and build support, scalar first, lowest to highest
-/// (for equality tests).
-std::vector<Level> available_levels();
-/// The level libvmaf would use under `--cpumask mask`: bits set in the mask
-/// disable instruction sets. x86 (libvmaf's VMAF_X86_CPU_FLAG_*): 1 SSE2,
-/// 2 SSSE3, 4 SSE4.1, 8 AVX2, 16 AVX-512, 32 AVX-512 ICL. AArch64 (libvmaf's
-/// VMAF_ARM_CPU_FLAG_NEON): 1 NEON, which disables every SIMD level; other
-/// bits are ignored.
-/// Capped at max_level().
-Level level_from_cpumask(std::uint64_t mask);
+/// Position of `level` in per-level arrays.
+constexpr std::size_t level_index(Level level) { return static_cast<std::size_t>(level); }
 
-/// Sets a level for the lifetime of the object and restores the previous one.
-class ScopedLevel {
+/// Throws vqe::Error: no kernel of `level` was compiled (a build defect:
+/// is_available() promised one).
+[[noreturn]] void missing_kernel(Level level);
+
+/// The function of `level` among the per-target pointers of one Highway
+/// function (nullptr where that target was not compiled). Throws at the
+/// scalar level or when the level's pointer is missing.
+template <class Fn>
+Fn pick(Level level, std::type_identity_t<Fn> sse4, std::type_identity_t<Fn> avx2,
+        std::type_identity_t<Fn> avx512, std::type_identity_t<Fn> neon) {
+  Fn f = nullptr;
+  switch (level) {
+    case Level::scalar: break;
+    case Level::sse4: f = sse4; break;
+    case Level::avx2: f = avx2; break;
+    case Level::avx512: f = avx512; break;
+    case Level::neon: f = neon; break;
+  }
+  if (f == nullptr) missing_kernel(level);
+  return f;
+}
+
+/// One table per available level, built by `build(level)` in the
+/// constructor (use as a function-local static: thread-safe, once).
+template <class Table>
+class LevelTables {
  public:
-  explicit ScopedLevel(Level level) : previous_(active_level()) { set_level(level); }
-  ~ScopedLevel() { set_level(previous_); }
-  ScopedLevel(const ScopedLevel&) = delete;
-  ScopedLevel& operator=(const ScopedLevel&) = delete;
+  template <class Build>
+  explicit LevelTables(Build build) {
+    for (Level l : available_levels()) tables_[level_index(l)] = build(l);
+  }
+  /// The table of `level`. Throws vqe::Error for a level this CPU lacks.
+  const Table& operator[](Level level) const {
+    if (!is_available(level)) missing_kernel(level);
+    return tables_[level_index(level)];
+  }
 
  private:
-  Level previous_;
+  std::array<Table, kLevelCount> tables_{};
 };
 
 }  // namespace vqe::simd
+
+/// The function pointer of Highway function FUNC for `level` (not scalar),
+/// in the HWY_ONCE section of a file compiled through foreach_target.h.
+#define VQE_SIMD_PICK(level, FUNC)                                                       \
+  ::vqe::simd::pick<decltype(&HWY_STATIC_DISPATCH(FUNC))>(                               \
+      (level), HWY_CHOOSE_SSE4(FUNC), HWY_CHOOSE_AVX2(FUNC), HWY_CHOOSE_AVX3(FUNC), \
+      HWY_CHOOSE_NEON(FUNC))

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Per-target (Highway) helper: the wrapping sum of a vector's integer lanes.
+// Per-target (Highway) helpers: exact sums of a vector's integer lanes.
 //
 // Highway's SumOfLanes() maps, at AVX-512, to GCC's _mm512_reduce_add_epi32
 // and _mm512_reduce_add_epi64, whose header adds the lanes as *signed*
@@ -45,6 +45,21 @@ HWY_INLINE hwy::MakeUnsigned<hwy::HWY_NAMESPACE::TFromD<D>> WrappingSumOfLanes(D
   const std::size_t n = hn::Lanes(du);
   for (std::size_t i = 0; i < n; ++i) sum = static_cast<U>(sum + lanes[i]);
   (void)d;
+  return sum;
+}
+
+/// Sum of every lane of `v` (unsigned lanes of at most 32 bits) as a 64-bit
+/// integer: exact for any input (no lane sum can overflow 64 bits).
+template <class D, class V = hwy::HWY_NAMESPACE::VFromD<D>>
+HWY_INLINE std::uint64_t WideningSumOfLanes(D d, V v) {
+  namespace hn = hwy::HWY_NAMESPACE;
+  using T = hn::TFromD<D>;
+  static_assert(std::is_unsigned_v<T> && sizeof(T) <= 4, "unsigned lanes of <= 32 bits");
+  HWY_ALIGN T lanes[hn::MaxLanes(d)];
+  hn::Store(v, d, lanes);
+  std::uint64_t sum = 0;
+  const std::size_t n = hn::Lanes(d);
+  for (std::size_t i = 0; i < n; ++i) sum += lanes[i];
   return sum;
 }
 

@@ -82,8 +82,15 @@ std::optional<std::string> cpu_level_skip_reason() {
     return fmt::format("this CPU does not support level {}", name);
   if (*level == vqe::simd::max_level())
     return fmt::format("level {} is this CPU's best: the default golden run covers it", name);
-  vqe::simd::set_level(*level);
   return std::nullopt;
+}
+
+// The CPU level of every job: $VQE_CPU_LEVEL when it names an available
+// level, else the best.
+vqe::simd::Level golden_cpu_level() {
+  const char* name = std::getenv("VQE_CPU_LEVEL");
+  const auto level = name ? vqe::simd::parse_level(name) : std::nullopt;
+  return level && vqe::simd::is_available(*level) ? *level : vqe::simd::max_level();
 }
 
 class Golden : public ::testing::TestWithParam<std::string> {};
@@ -127,6 +134,7 @@ TEST_P(Golden, MatchesReference) {
   for (const GoldenRun& golden_run : golden_runs()) {
     GoldenRun run = golden_run;
     run.config.threads = threads;
+    run.config.cpu_level = golden_cpu_level();
     JobResult result;
     try {
       result = run_pair(ref_path, dist_path, run.config);

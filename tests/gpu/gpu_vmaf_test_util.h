@@ -44,8 +44,7 @@ inline int expect_gpu_matches_cpu(const std::string& name, const OptionValues& o
   std::string cpu_err, gpu_err;
   FeatureCollector cpu, gpu;
   try {
-    const simd::ScopedLevel scalar(simd::Level::scalar);
-    cpu = run_on_pictures(name, options, frames);
+    cpu = run_on_pictures(name, options, frames, nullptr, simd::Level::scalar);
   } catch (const Error& e) {
     cpu_err = e.what();
   }

@@ -40,8 +40,7 @@ void compare(const std::string& name, const OptionValues& options, const Frames&
   std::string cpu_err, gpu_err;
   FeatureCollector cpu, gpu;
   try {
-    const simd::ScopedLevel scalar(simd::Level::scalar);
-    cpu = run_on_pictures(name, options, frames);
+    cpu = run_on_pictures(name, options, frames, nullptr, simd::Level::scalar);
   } catch (const Error& e) {
     cpu_err = e.what();
   }

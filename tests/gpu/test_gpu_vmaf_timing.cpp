@@ -74,8 +74,7 @@ TEST(CudaVmafTiming, PerKernelAndExactness) {
     CK(cudaMemcpyAsync(&as, d_as, sizeof as, cudaMemcpyDeviceToHost, s));
     CK(cudaStreamSynchronize(s));
     {
-      const simd::ScopedLevel scalar(simd::Level::scalar);
-      vif::IntegerVifKernel cpu_vif(100.0, false);
+      vif::IntegerVifKernel cpu_vif(100.0, false, simd::Level::scalar);
       cpu_vif.init(c.w, c.h, c.bpc);
       const vif::VifValues cv = cpu_vif.compute(rp, dp);
       const vif::VifValues gv = cuda::vif_values_from_sums(vs, false);
@@ -83,7 +82,7 @@ TEST(CudaVmafTiming, PerKernelAndExactness) {
         EXPECT_EQ(std::memcmp(&cv.scale[k].num, &gv.scale[k].num, sizeof(float)), 0) << k;
         EXPECT_EQ(std::memcmp(&cv.scale[k].den, &gv.scale[k].den, sizeof(float)), 0) << k;
       }
-      adm::IntegerAdm cpu_adm(c.w, c.h, c.bpc, adm::AdmParams{});
+      adm::IntegerAdm cpu_adm(c.w, c.h, c.bpc, adm::AdmParams{}, simd::Level::scalar);
       const adm::AdmResult ca = cpu_adm.compute(rp, dp);
       const adm::AdmResult ga = adm.result(as);
       EXPECT_EQ(std::memcmp(&ca.adm2, &ga.adm2, sizeof(double)), 0) << ca.adm2 << " " << ga.adm2;

@@ -104,8 +104,7 @@ inline Picture distort(const Picture& ref, int amount, std::uint32_t seed) {
 inline FeatureCollector run_at(simd::Level level, const std::string& name,
                                const OptionValues& options,
                                const std::vector<std::pair<Picture, Picture>>& frames) {
-  simd::ScopedLevel scoped(level);
-  auto e = make_extractor(name, options);
+  auto e = make_extractor(name, options, level);
   e->init(frames.front().first.format());
   FeatureCollector out;
   for (unsigned i = 0; i < frames.size(); ++i)

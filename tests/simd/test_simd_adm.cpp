@@ -28,7 +28,6 @@ namespace {
 using adm::DecoupleRow;
 using adm::MaskRow;
 namespace kn = adm::kernels;
-namespace sk = adm::simd_kernels;
 
 constexpr int kWidths[] = {5, 9, 17, 33, 37, 61, 67, 100, 131, 257};
 
@@ -65,16 +64,17 @@ struct PaddedRow {
 
 template <typename S>
 void check_dwt0_vertical(std::mt19937& rng, int w, int bd, std::int64_t maxv, simd::Level level) {
+  const adm::AdmDsp& sk = adm::adm_dsp(level);
   std::vector<S> r[4];
   for (auto& x : r) x = random_vec<S>(rng, w, 0, maxv);
   const S* rows[4] = {r[0].data(), r[1].data(), r[2].data(), r[3].data()};
   std::vector<std::int16_t> l1(w), h1(w), l2(w), h2(w);
   if constexpr (sizeof(S) == 1) {
     kn::dwt0_vertical_u8(rows, w, bd, l1.data(), h1.data());
-    sk::dwt0_vertical_u8(rows, w, bd, l2.data(), h2.data());
+    sk.dwt0_vertical_u8(rows, w, bd, l2.data(), h2.data());
   } else {
     kn::dwt0_vertical_u16(rows, w, bd, l1.data(), h1.data());
-    sk::dwt0_vertical_u16(rows, w, bd, l2.data(), h2.data());
+    sk.dwt0_vertical_u16(rows, w, bd, l2.data(), h2.data());
   }
   EXPECT_EQ(l1, l2) << simd::level_name(level) << " dwt0_vertical lo w=" << w << " bd=" << bd
                     << " max=" << maxv;
@@ -85,7 +85,7 @@ void check_dwt0_vertical(std::mt19937& rng, int w, int bd, std::int64_t maxv, si
 TEST(SimdAdm, DwtKernelsMatchScalar) {
   std::mt19937 rng(7);
   for (simd::Level level : simd_levels()) {
-    simd::ScopedLevel scoped(level);
+    const adm::AdmDsp& sk = adm::adm_dsp(level);
     const std::string lv = simd::level_name(level);
     for (int w : kWidths) {
       check_dwt0_vertical<std::uint8_t>(rng, w, 8, 255, level);
@@ -101,7 +101,7 @@ TEST(SimdAdm, DwtKernelsMatchScalar) {
         std::vector<std::int16_t> o1(4 * half), o2(4 * half);
         kn::dwt0_horizontal(lo.row(), hi.row(), half, &o1[0], &o1[half], &o1[2 * half],
                             &o1[3 * half]);
-        sk::dwt0_horizontal(lo.row(), hi.row(), half, &o2[0], &o2[half], &o2[2 * half],
+        sk.dwt0_horizontal(lo.row(), hi.row(), half, &o2[0], &o2[half], &o2[2 * half],
                             &o2[3 * half]);
         EXPECT_EQ(o1, o2) << lv << " dwt0_horizontal w=" << w;
       }
@@ -111,7 +111,7 @@ TEST(SimdAdm, DwtKernelsMatchScalar) {
         const std::int16_t* rows[4] = {r[0].data(), r[1].data(), r[2].data(), r[3].data()};
         std::vector<std::int32_t> l1(w), h1(w), l2(w), h2(w);
         kn::dwt1_vertical(rows, w, l1.data(), h1.data());
-        sk::dwt1_vertical(rows, w, l2.data(), h2.data());
+        sk.dwt1_vertical(rows, w, l2.data(), h2.data());
         EXPECT_EQ(l1, l2) << lv << " dwt1_vertical w=" << w;
         EXPECT_EQ(h1, h2) << lv << " dwt1_vertical w=" << w;
       }
@@ -125,7 +125,7 @@ TEST(SimdAdm, DwtKernelsMatchScalar) {
         const std::int32_t* rows[4] = {r[0].data(), r[1].data(), r[2].data(), r[3].data()};
         std::vector<std::int32_t> l1(w), h1(w), l2(w), h2(w);
         kn::dwt23_vertical(rows, w, l1.data(), h1.data());
-        sk::dwt23_vertical(rows, w, l2.data(), h2.data());
+        sk.dwt23_vertical(rows, w, l2.data(), h2.data());
         EXPECT_EQ(l1, l2) << lv << " dwt23_vertical w=" << w;
         EXPECT_EQ(h1, h2) << lv << " dwt23_vertical w=" << w;
       }
@@ -134,7 +134,7 @@ TEST(SimdAdm, DwtKernelsMatchScalar) {
         std::vector<std::int32_t> o1(4 * half), o2(4 * half);
         kn::dwt123_horizontal(lo.row(), hi.row(), half, shift, &o1[0], &o1[half],
                               &o1[2 * half], &o1[3 * half]);
-        sk::dwt123_horizontal(lo.row(), hi.row(), half, shift, &o2[0], &o2[half],
+        sk.dwt123_horizontal(lo.row(), hi.row(), half, shift, &o2[0], &o2[half],
                               &o2[2 * half], &o2[3 * half]);
         EXPECT_EQ(o1, o2) << lv << " dwt123_horizontal w=" << w << " shift=" << shift;
       }
@@ -186,6 +186,7 @@ void make_decouple_inputs(std::mt19937& rng, int n, std::int64_t range, std::vec
 
 template <typename T>
 void check_decouple(simd::Level level, int n, std::int64_t range, double gain, std::mt19937& rng) {
+  const adm::AdmDsp& sk = adm::adm_dsp(level);
   std::vector<T> o[3], t[3];
   make_decouple_inputs(rng, n, range, o, t);
   std::vector<T> out1(6 * n, 0), out2(6 * n, 0);
@@ -199,10 +200,10 @@ void check_decouple(simd::Level level, int n, std::int64_t range, double gain, s
   const int begin = n > 3 ? 1 : 0;
   if constexpr (sizeof(T) == 2) {
     kn::decouple0_row(row(out1), begin, n, cos_sq, gain);
-    sk::decouple0_row(row(out2), begin, n, cos_sq, gain);
+    sk.decouple0_row(row(out2), begin, n, cos_sq, gain);
   } else {
     kn::decouple123_row(row(out1), begin, n, cos_sq, gain);
-    sk::decouple123_row(row(out2), begin, n, cos_sq, gain);
+    sk.decouple123_row(row(out2), begin, n, cos_sq, gain);
   }
   EXPECT_EQ(out1, out2) << simd::level_name(level) << " decouple"
                         << (sizeof(T) == 2 ? "0" : "123") << " n=" << n << " range=" << range
@@ -212,7 +213,6 @@ void check_decouple(simd::Level level, int n, std::int64_t range, double gain, s
 TEST(SimdAdm, DecoupleKernelsMatchScalar) {
   std::mt19937 rng(11);
   for (simd::Level level : simd_levels()) {
-    simd::ScopedLevel scoped(level);
     for (int n : kWidths)
       for (double gain : {100.0, 1.0, 7.0, 1.5}) {
         check_decouple<std::int16_t>(level, n, 32767, gain, rng);
@@ -234,7 +234,7 @@ TEST(SimdAdm, DecoupleEveryReferenceValue) {
   const int n = 65536;
   std::mt19937 rng(19);
   for (simd::Level level : simd_levels()) {
-    simd::ScopedLevel scoped(level);
+    const adm::AdmDsp& sk = adm::adm_dsp(level);
     for (int variant = 0; variant < 4; ++variant) {
       std::vector<std::int16_t> o[3], t[3];
       for (int k = 0; k < 3; ++k) {
@@ -253,7 +253,7 @@ TEST(SimdAdm, DecoupleEveryReferenceValue) {
                                          &out[2 * n], &out[3 * n], &out[4 * n], &out[5 * n]};
       };
       kn::decouple0_row(row(out1), 0, n, cos_sq, 100.0);
-      sk::decouple0_row(row(out2), 0, n, cos_sq, 100.0);
+      sk.decouple0_row(row(out2), 0, n, cos_sq, 100.0);
       EXPECT_EQ(out1, out2) << simd::level_name(level) << " variant " << variant;
     }
   }
@@ -272,11 +272,11 @@ TEST(SimdAdm, Csf0EveryBandValue) {
       {36453, 36453, 49417}, {1, 32767, 32768}, {65535, 32768, 65535}, {0, 40000, 12345},
       {32769, 1, 1}};
   for (simd::Level level : simd_levels()) {
-    simd::ScopedLevel scoped(level);
+    const adm::AdmDsp& sk = adm::adm_dsp(level);
     for (const auto& f : weights) {
       std::vector<std::int32_t> m1(n), c1(n), m2(n), c2(n);
       kn::csf0_row(x[0].data(), x[1].data(), x[2].data(), 3, n, f, m1.data(), c1.data());
-      sk::csf0_row(x[0].data(), x[1].data(), x[2].data(), 3, n, f, m2.data(), c2.data());
+      sk.csf0_row(x[0].data(), x[1].data(), x[2].data(), 3, n, f, m2.data(), c2.data());
       EXPECT_EQ(m1, m2) << simd::level_name(level) << " weights " << f[0] << " " << f[1] << " " << f[2];
       EXPECT_EQ(c1, c2) << simd::level_name(level) << " weights " << f[0] << " " << f[1] << " " << f[2];
     }
@@ -286,7 +286,7 @@ TEST(SimdAdm, Csf0EveryBandValue) {
 TEST(SimdAdm, CsfAndDenominatorKernelsMatchScalar) {
   std::mt19937 rng(13);
   for (simd::Level level : simd_levels()) {
-    simd::ScopedLevel scoped(level);
+    const adm::AdmDsp& sk = adm::adm_dsp(level);
     const std::string lv = simd::level_name(level);
     for (int n : kWidths) {
       const int begin = n > 4 ? 2 : 0;
@@ -300,11 +300,11 @@ TEST(SimdAdm, CsfAndDenominatorKernelsMatchScalar) {
           const std::uint16_t f[3] = {fixed[0], fixed[1], fixed[2]};
           std::vector<std::int32_t> m1(n, 5), c1(n, 5), m2(n, 5), c2(n, 5);
           kn::csf0_row(h.data(), v.data(), d.data(), begin, n, f, m1.data(), c1.data());
-          sk::csf0_row(h.data(), v.data(), d.data(), begin, n, f, m2.data(), c2.data());
+          sk.csf0_row(h.data(), v.data(), d.data(), begin, n, f, m2.data(), c2.data());
           EXPECT_EQ(m1, m2) << lv << " csf0 n=" << n;
           EXPECT_EQ(c1, c2) << lv << " csf0 n=" << n;
         }
-        EXPECT_EQ(kn::den0_row(h.data(), begin, n), sk::den0_row(h.data(), begin, n))
+        EXPECT_EQ(kn::den0_row(h.data(), begin, n), sk.den0_row(h.data(), begin, n))
             << lv << " den0 n=" << n;
       }
       for (std::int64_t range : {std::int64_t{1} << 20, std::int64_t{INT32_MAX}}) {
@@ -318,14 +318,14 @@ TEST(SimdAdm, CsfAndDenominatorKernelsMatchScalar) {
           const std::uint32_t fx[3] = {f[0], f[1], f[2]};
           std::vector<std::int32_t> m1(n, 5), c1(n, 5), m2(n, 5), c2(n, 5);
           kn::csf123_row(h.data(), v.data(), d.data(), begin, n, fx, m1.data(), c1.data());
-          sk::csf123_row(h.data(), v.data(), d.data(), begin, n, fx, m2.data(), c2.data());
+          sk.csf123_row(h.data(), v.data(), d.data(), begin, n, fx, m2.data(), c2.data());
           EXPECT_EQ(m1, m2) << lv << " csf123 n=" << n;
           EXPECT_EQ(c1, c2) << lv << " csf123 n=" << n;
         }
         for (std::uint32_t ss : {30u, 31u})
           for (std::uint32_t sc : {0u, 3u, 9u})
             EXPECT_EQ(kn::den123_row(h.data(), begin, n, ss, sc),
-                      sk::den123_row(h.data(), begin, n, ss, sc))
+                      sk.den123_row(h.data(), begin, n, ss, sc))
                 << lv << " den123 n=" << n << " ss=" << ss << " sc=" << sc;
       }
     }
@@ -335,7 +335,7 @@ TEST(SimdAdm, CsfAndDenominatorKernelsMatchScalar) {
 TEST(SimdAdm, MaskingKernelsMatchScalar) {
   std::mt19937 rng(17);
   for (simd::Level level : simd_levels()) {
-    simd::ScopedLevel scoped(level);
+    const adm::AdmDsp& sk = adm::adm_dsp(level);
     const std::string lv = simd::level_name(level);
     for (int n : kWidths) {
       for (std::int64_t mrange : {std::int64_t{3000}, std::int64_t{INT32_MAX}}) {
@@ -361,7 +361,7 @@ TEST(SimdAdm, MaskingKernelsMatchScalar) {
                 const std::uint32_t cub[3] = {cs, cs, cs + 1};
                 std::int64_t i1[3] = {1, 2, 3}, i2[3] = {1, 2, 3};
                 kn::masked0_row(r, b, e, fx, cub, i1);
-                sk::masked0_row(r, b, e, fx, cub, i2);
+                sk.masked0_row(r, b, e, fx, cub, i2);
                 for (int k = 0; k < 3; ++k)
                   EXPECT_EQ(i1[k], i2[k]) << lv << " masked0 n=" << n << " span " << b << ".."
                                           << e << " theta " << k;
@@ -383,7 +383,7 @@ TEST(SimdAdm, MaskingKernelsMatchScalar) {
               for (const auto& [b, e] : spans) {
                 std::int64_t i1[3] = {0, 0, 0}, i2[3] = {0, 0, 0};
                 kn::masked123_row(r, b, e, fx, cs, i1);
-                sk::masked123_row(r, b, e, fx, cs, i2);
+                sk.masked123_row(r, b, e, fx, cs, i2);
                 for (int k = 0; k < 3; ++k)
                   EXPECT_EQ(i1[k], i2[k])
                       << lv << " masked123 n=" << n << " span " << b << ".." << e;
@@ -399,8 +399,7 @@ TEST(SimdAdm, MaskingKernelsMatchScalar) {
 
 FeatureCollector run_adm(simd::Level level, const OptionValues& opts,
                          const std::vector<std::pair<Picture, Picture>>& frames) {
-  simd::ScopedLevel scoped(level);
-  return test::run_on_pictures("adm", opts, frames);
+  return test::run_on_pictures("adm", opts, frames, nullptr, level);
 }
 
 void compare_levels(const OptionValues& opts,

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "core/simd.h"
+#include "features/psnr/psnr_kernels.h"
+#include "vqe/feature_extractor.h"
 #include "vqe/error.h"
 
 namespace vqe::simd {
@@ -79,23 +81,33 @@ TEST(SimdLevel, EveryLevelOfThisCpuIsBuiltAndTested) {
   std::printf("SIMD levels under test: %s\n", names.c_str());
 }
 
-TEST(SimdLevel, ScopedLevelSetsAndRestores) {
-  const Level before = active_level();
+// Each level has its own kernel table: the scalar table holds the scalar
+// references, every SIMD level other functions, and asking for one level
+// never changes another's table (no process-wide state).
+TEST(SimdLevel, TablesArePerLevel) {
+  const psnr::PsnrDsp& scalar = psnr::psnr_dsp(Level::scalar);
+  EXPECT_EQ(scalar.sse8, static_cast<decltype(scalar.sse8)>(psnr::plane_sse_scalar));
   for (Level l : available_levels()) {
-    ScopedLevel scoped(l);
-    EXPECT_EQ(active_level(), l);
-    EXPECT_EQ(use_simd(), l != Level::scalar);
+    if (l == Level::scalar) continue;
+    const psnr::PsnrDsp& t = psnr::psnr_dsp(l);
+    EXPECT_NE(t.sse8, scalar.sse8) << level_name(l);
+    for (Level other : available_levels()) {
+      if (other == l || other == Level::scalar) continue;
+      EXPECT_NE(psnr::psnr_dsp(other).sse8, t.sse8) << level_name(l) << " " << level_name(other);
+    }
   }
-  EXPECT_EQ(active_level(), before);
+  EXPECT_EQ(psnr::psnr_dsp(Level::scalar).sse8, scalar.sse8);
 }
 
 TEST(SimdLevel, UnsupportedLevelIsRefused) {
   if (max_level() != Level::avx512) {
-    EXPECT_THROW(set_level(Level::avx512), vqe::Error);
+    EXPECT_THROW(psnr::psnr_dsp(Level::avx512), vqe::Error);
+    EXPECT_THROW(make_extractor("psnr", {}, Level::avx512), vqe::Error);
   }
   // Another architecture's level.
-  EXPECT_THROW(set_level(max_level() == Level::neon ? Level::sse4 : Level::neon), vqe::Error);
-  EXPECT_EQ(active_level(), max_level());
+  const Level foreign = max_level() == Level::neon ? Level::sse4 : Level::neon;
+  EXPECT_THROW(psnr::psnr_dsp(foreign), vqe::Error);
+  EXPECT_THROW(make_extractor("psnr", {}, foreign), vqe::Error);
 }
 
 }  // namespace

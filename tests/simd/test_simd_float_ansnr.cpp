@@ -42,10 +42,9 @@ TEST(SimdFloatAnsnr, Filter2dMatchesScalar) {
         ansnr::filter2d_scalar(kernel, fw, src.data(), ref.data(), w, h, cols.data(),
                                inner.data(), accum.data());
         for (simd::Level level : simd::available_levels()) {
-          simd::ScopedLevel scoped(level);
           std::fill(got.begin(), got.end(), -1.0f);
-          ansnr::filter2d(kernel, fw, src.data(), got.data(), w, h, cols.data(), inner.data(),
-                          accum.data());
+          ansnr::ansnr_dsp(level).filter2d(kernel, fw, src.data(), got.data(), w, h, cols.data(),
+                                           inner.data(), accum.data());
           EXPECT_EQ(0, std::memcmp(ref.data(), got.data(), ref.size() * sizeof(float)))
               << w << "x" << h << " fw " << fw << " kind " << kind << " @"
               << simd::level_name(level);

@@ -2,6 +2,7 @@
 // checkasm-style equality of float_moment's SIMD plane sums and of the
 // extractor: every SIMD level against the scalar reference, exact.
 
+#include <optional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -15,16 +16,19 @@ namespace {
 
 using simdtest::Content;
 
-moment::PlaneSums sums_of(const Picture& p, bool scalar) {
+// The scalar reference (level unset) or the kernel of `level`.
+moment::PlaneSums sums_of(const Picture& p, std::optional<simd::Level> level = std::nullopt) {
   const Plane& pl = p.plane(0);
-  if (p.bit_depth() == 8)
-    return scalar ? moment::plane_sums_scalar(pl.row<std::uint8_t>(0), pl.stride, pl.width,
-                                              pl.height)
-                  : moment::plane_sums(pl.row<std::uint8_t>(0), pl.stride, pl.width, pl.height);
-  return scalar ? moment::plane_sums_scalar(pl.row<std::uint16_t>(0), pl.stride / 2, pl.width,
-                                            pl.height)
-                : moment::plane_sums(pl.row<std::uint16_t>(0), pl.stride / 2, pl.width,
+  if (!level) {
+    if (p.bit_depth() == 8)
+      return moment::plane_sums_scalar(pl.row<std::uint8_t>(0), pl.stride, pl.width, pl.height);
+    return moment::plane_sums_scalar(pl.row<std::uint16_t>(0), pl.stride / 2, pl.width,
                                      pl.height);
+  }
+  const moment::MomentDsp& dsp = moment::moment_dsp(*level);
+  if (p.bit_depth() == 8)
+    return dsp.sums8(pl.row<std::uint8_t>(0), pl.stride, pl.width, pl.height);
+  return dsp.sums16(pl.row<std::uint16_t>(0), pl.stride / 2, pl.width, pl.height);
 }
 
 TEST(SimdFloatMoment, PlaneSumsMatchScalar) {
@@ -35,10 +39,9 @@ TEST(SimdFloatMoment, PlaneSumsMatchScalar) {
     for (const auto& s : sizes)
       for (Content c : {Content::random, Content::smooth, Content::flat, Content::extreme}) {
         const Picture p = simdtest::make_picture({s[0], s[1], bpc, ChromaFormat::k400}, c, seed++);
-        const moment::PlaneSums ref = sums_of(p, true);
+        const moment::PlaneSums ref = sums_of(p);
         for (simd::Level level : simd::available_levels()) {
-          simd::ScopedLevel scoped(level);
-          const moment::PlaneSums got = sums_of(p, false);
+          const moment::PlaneSums got = sums_of(p, level);
           EXPECT_EQ(ref.sum, got.sum) << s[0] << "x" << s[1] << " " << bpc << "-bit @"
                                       << simd::level_name(level);
           EXPECT_EQ(ref.sum_sq, got.sum_sq) << s[0] << "x" << s[1] << " " << bpc << "-bit @"
@@ -54,8 +57,7 @@ TEST(SimdFloatMoment, MaxSamplesLongRows) {
     const Picture p = simdtest::make_picture({32765, 2, bpc, ChromaFormat::k400}, Content::flat,
                                              static_cast<std::uint32_t>(maxv));
     for (simd::Level level : simd::available_levels()) {
-      simd::ScopedLevel scoped(level);
-      const moment::PlaneSums got = sums_of(p, false);
+      const moment::PlaneSums got = sums_of(p, level);
       EXPECT_EQ(got.sum, maxv * 32765 * 2) << simd::level_name(level);
       EXPECT_EQ(got.sum_sq, maxv * maxv * 32765 * 2) << simd::level_name(level);
     }

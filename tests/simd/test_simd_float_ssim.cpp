@@ -56,14 +56,14 @@ TEST(SimdSsim, BlurMatchesScalar) {
       std::vector<float> ref(out);
       iqa::gaussian_blur_valid_scalar(img.data(), w, h, rows.data(), ref.data());
       for (simd::Level level : simd::available_levels()) {
-        simd::ScopedLevel scoped(level);
+        const iqa::IqaDsp& dsp = iqa::iqa_dsp(level);
         std::vector<float> got(out, -1.0f);
-        iqa::gaussian_blur_valid(img.data(), w, h, rows.data(), got.data());
+        dsp.blur_valid(img.data(), w, h, rows.data(), got.data());
         EXPECT_TRUE(same_floats(ref, got)) << w << "x" << h << " kind " << kind << " @"
                                            << simd::level_name(level);
         // In place, as ssim_gaussian blurs its second-moment maps.
         std::vector<float> inplace = img;
-        iqa::gaussian_blur_valid(inplace.data(), w, h, rows.data(), inplace.data());
+        dsp.blur_valid(inplace.data(), w, h, rows.data(), inplace.data());
         inplace.resize(out);
         EXPECT_TRUE(same_floats(ref, inplace)) << "in place " << w << "x" << h;
       }
@@ -80,14 +80,11 @@ TEST(SimdSsim, SsimGaussianMatchesScalar) {
         const auto d = kr == kd ? r : make_image(w, h, kd, seed++);  // identical pairs too
         iqa::SsimWorkspace ws;
         ws.reserve(w, h);
-        iqa::SsimMeans ref;
-        {
-          simd::ScopedLevel scoped(simd::Level::scalar);
-          ref = iqa::ssim_gaussian(r.data(), d.data(), w, h, ws);
-        }
+        const iqa::SsimMeans ref =
+            iqa::ssim_gaussian(iqa::iqa_dsp(simd::Level::scalar), r.data(), d.data(), w, h, ws);
         for (simd::Level level : simdtest::simd_levels()) {
-          simd::ScopedLevel scoped(level);
-          const iqa::SsimMeans got = iqa::ssim_gaussian(r.data(), d.data(), w, h, ws);
+          const iqa::SsimMeans got =
+              iqa::ssim_gaussian(iqa::iqa_dsp(level), r.data(), d.data(), w, h, ws);
           const std::string at =
               fmt::format("{}x{} {}/{} @{}", w, h, kr, kd, simd::level_name(level));
           EXPECT_TRUE(simdtest::same_bits(ref.ssim, got.ssim)) << at;
@@ -127,10 +124,9 @@ TEST(SimdSsim, DecimateMatchesScalar) {
         iqa::decimate(img.data(), w, h, flt.factor, flt.taps.data(), flt.size, ref.data());
         std::vector<float> scratch(iqa::decimate_scratch_size(w, flt.factor, flt.size));
         for (simd::Level level : simd::available_levels()) {
-          simd::ScopedLevel scoped(level);
           std::vector<float> got(out, -1.0f);
-          iqa::decimate(img.data(), w, h, flt.factor, flt.taps.data(), flt.size, got.data(),
-                        scratch.data());
+          iqa::decimate(iqa::iqa_dsp(level), img.data(), w, h, flt.factor, flt.taps.data(),
+                        flt.size, got.data(), scratch.data());
           EXPECT_TRUE(same_floats(ref, got))
               << w << "x" << h << " factor " << flt.factor << " size " << flt.size << " kind "
               << kind << " @" << simd::level_name(level);
@@ -160,16 +156,14 @@ TEST(SimdSsim, DecimatePlaneMatchesScalar) {
           iqa::decimate(full.data(), w, h, f, box.data(), f, ref.data());
           std::vector<float> scratch(iqa::decimate_scratch_size(w, f, f));
           {
-            simd::ScopedLevel scoped(simd::Level::scalar);
             std::vector<float> got(out);
-            EXPECT_FALSE(iqa::decimate_plane(p.plane(0), bpc, f, box.data(), f, got.data(),
-                                             scratch.data()));
+            EXPECT_FALSE(iqa::decimate_plane(iqa::iqa_dsp(simd::Level::scalar), p.plane(0), bpc,
+                                             f, box.data(), f, got.data(), scratch.data()));
           }
           for (simd::Level level : simdtest::simd_levels()) {
-            simd::ScopedLevel scoped(level);
             std::vector<float> got(out, -1.0f);
-            ASSERT_TRUE(iqa::decimate_plane(p.plane(0), bpc, f, box.data(), f, got.data(),
-                                            scratch.data()));
+            ASSERT_TRUE(iqa::decimate_plane(iqa::iqa_dsp(level), p.plane(0), bpc, f, box.data(),
+                                            f, got.data(), scratch.data()));
             EXPECT_TRUE(same_floats(ref, got)) << w << "x" << h << " " << bpc << "-bit factor "
                                                << f << " @" << simd::level_name(level);
           }

@@ -46,16 +46,22 @@ void check_kernels(const Picture& a, const Picture& b, const std::string& what) 
   const std::uint64_t ref_legacy = motion::legacy_sad_scalar(blur_a.data(), blur_b.data(), w, w, h);
 
   for (simd::Level level : simd::available_levels()) {
-    simd::ScopedLevel scoped(level);
+    const motion::MotionDsp& dsp = motion::motion_dsp(level);
+    const auto sad = [&] {
+      if constexpr (sizeof(T) == 1) return dsp.sad8;
+      else return dsp.sad16;
+    }();
+    const auto blur = [&] {
+      if constexpr (sizeof(T) == 1) return dsp.legacy_blur8;
+      else return dsp.legacy_blur16;
+    }();
     const std::string at = what + " @" + simd::level_name(level);
-    EXPECT_EQ(ref_sad, motion::frame_difference_sad<T>(pa.row<T>(0), sa, pb.row<T>(0), sb, w, h,
-                                                       bpc, row32.data()))
-        << at;
-    motion::legacy_blur<T>(pa.row<T>(0), sa, simd_a.data(), w, w, h, bpc, row16.data());
-    motion::legacy_blur<T>(pb.row<T>(0), sb, simd_b.data(), w, w, h, bpc, row16.data());
+    EXPECT_EQ(ref_sad, sad(pa.row<T>(0), sa, pb.row<T>(0), sb, w, h, bpc, row32.data())) << at;
+    blur(pa.row<T>(0), sa, simd_a.data(), w, w, h, bpc, row16.data());
+    blur(pb.row<T>(0), sb, simd_b.data(), w, w, h, bpc, row16.data());
     EXPECT_EQ(blur_a, simd_a) << at << " legacy_blur";
     EXPECT_EQ(blur_b, simd_b) << at << " legacy_blur";
-    EXPECT_EQ(ref_legacy, motion::legacy_sad(blur_a.data(), blur_b.data(), w, w, h))
+    EXPECT_EQ(ref_legacy, dsp.legacy_sad(blur_a.data(), blur_b.data(), w, w, h))
         << at << " legacy_sad";
   }
 }

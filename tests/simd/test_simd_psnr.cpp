@@ -3,6 +3,7 @@
 // extractor: every SIMD level against the scalar reference, exact.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -16,19 +17,24 @@ namespace {
 
 using simdtest::Content;
 
-std::uint64_t sse_of(const Picture& a, const Picture& b, bool scalar) {
+// The scalar reference (level unset) or the kernel of `level`.
+std::uint64_t sse_of(const Picture& a, const Picture& b,
+                     std::optional<simd::Level> level = std::nullopt) {
   const Plane& pa = a.plane(0);
   const Plane& pb = b.plane(0);
-  if (a.bit_depth() == 8)
-    return scalar ? psnr::plane_sse_scalar(pa.row<std::uint8_t>(0), pa.stride,
-                                           pb.row<std::uint8_t>(0), pb.stride, pa.width, pa.height)
-                  : psnr::plane_sse(pa.row<std::uint8_t>(0), pa.stride, pb.row<std::uint8_t>(0),
+  if (!level) {
+    if (a.bit_depth() == 8)
+      return psnr::plane_sse_scalar(pa.row<std::uint8_t>(0), pa.stride, pb.row<std::uint8_t>(0),
                                     pb.stride, pa.width, pa.height);
-  return scalar ? psnr::plane_sse_scalar(pa.row<std::uint16_t>(0), pa.stride / 2,
-                                         pb.row<std::uint16_t>(0), pb.stride / 2, pa.width,
-                                         pa.height)
-                : psnr::plane_sse(pa.row<std::uint16_t>(0), pa.stride / 2,
+    return psnr::plane_sse_scalar(pa.row<std::uint16_t>(0), pa.stride / 2,
                                   pb.row<std::uint16_t>(0), pb.stride / 2, pa.width, pa.height);
+  }
+  const psnr::PsnrDsp& dsp = psnr::psnr_dsp(*level);
+  if (a.bit_depth() == 8)
+    return dsp.sse8(pa.row<std::uint8_t>(0), pa.stride, pb.row<std::uint8_t>(0), pb.stride,
+                    pa.width, pa.height);
+  return dsp.sse16(pa.row<std::uint16_t>(0), pa.stride / 2, pb.row<std::uint16_t>(0),
+                   pb.stride / 2, pa.width, pa.height);
 }
 
 TEST(SimdPsnr, KernelMatchesScalar) {
@@ -42,10 +48,9 @@ TEST(SimdPsnr, KernelMatchesScalar) {
           const VideoFormat f{s[0], s[1], bpc, ChromaFormat::k400};
           const Picture a = simdtest::make_picture(f, ca, seed++);
           const Picture b = simdtest::make_picture(f, cb, seed++);
-          const std::uint64_t ref = sse_of(a, b, true);
+          const std::uint64_t ref = sse_of(a, b);
           for (simd::Level level : simd::available_levels()) {
-            simd::ScopedLevel scoped(level);
-            EXPECT_EQ(ref, sse_of(a, b, false))
+            EXPECT_EQ(ref, sse_of(a, b, level))
                 << s[0] << "x" << s[1] << " " << bpc << "-bit " << simdtest::content_name(ca)
                 << "/" << simdtest::content_name(cb) << " @" << simd::level_name(level);
           }
@@ -63,8 +68,7 @@ TEST(SimdPsnr, ExtremeLongRows) {
     const std::uint64_t expected =
         static_cast<std::uint64_t>(maxv) * static_cast<std::uint64_t>(maxv) * 32767ull * 3ull;
     for (simd::Level level : simd::available_levels()) {
-      simd::ScopedLevel scoped(level);
-      EXPECT_EQ(expected, sse_of(a, b, false)) << bpc << "-bit @" << simd::level_name(level);
+      EXPECT_EQ(expected, sse_of(a, b, level)) << bpc << "-bit @" << simd::level_name(level);
     }
   }
 }

@@ -119,10 +119,10 @@ void check_scale(const PlanePair& p, int scale, int bit_depth, Content c, double
   if (scale < kNumScales - 1)
     subsample_scalar(in, scale, bit_depth, ws, exp_ref.data(), exp_dis.data());
   for (Level l : simd_levels()) {
-    simd::ScopedLevel level(l);
+    const VifDsp& dsp = vif_dsp(l);
     Workspace ws2;
     ws2.init(p.w);
-    const ScaleSums got = statistic_simd(in, scale, bit_depth, gain_limit, ws2);
+    const ScaleSums got = dsp.statistic(in, scale, bit_depth, gain_limit, ws2);
     const std::string what = describe(l, p.w, p.h, bit_depth, scale, c, gain_limit);
     EXPECT_EQ(got.num_log, expect.num_log) << what;
     EXPECT_EQ(got.den_log, expect.den_log) << what;
@@ -130,7 +130,7 @@ void check_scale(const PlanePair& p, int scale, int bit_depth, Content c, double
     EXPECT_EQ(got.den_non_log, expect.den_non_log) << what;
     if (scale < kNumScales - 1) {
       std::vector<std::uint16_t> got_ref(out_n, 0xABCD), got_dis(out_n, 0xABCD);
-      subsample_simd(in, scale, bit_depth, ws2, got_ref.data(), got_dis.data());
+      dsp.subsample(in, scale, bit_depth, ws2, got_ref.data(), got_dis.data());
       EXPECT_EQ(got_ref, exp_ref) << what;
       EXPECT_EQ(got_dis, exp_dis) << what;
     }
@@ -221,13 +221,10 @@ TEST(SimdVif, ExtractorMatchesScalar) {
         frames.emplace_back(std::move(ref), std::move(dis));
       }
       for (const OptionValues& opts : option_sets) {
-        const FeatureCollector expect = [&] {
-          simd::ScopedLevel level(Level::scalar);
-          return test::run_on_pictures("vif", opts, frames);
-        }();
+        const FeatureCollector expect =
+            test::run_on_pictures("vif", opts, frames, nullptr, Level::scalar);
         for (Level l : simd_levels()) {
-          simd::ScopedLevel level(l);
-          const FeatureCollector got = test::run_on_pictures("vif", opts, frames);
+          const FeatureCollector got = test::run_on_pictures("vif", opts, frames, nullptr, l);
           test::expect_bit_identical(expect, got,
                                      std::string("vif ") + simd::level_name(l) + " " +
                                          std::to_string(w) + "x" + std::to_string(h) + " " +

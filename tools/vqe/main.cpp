@@ -50,8 +50,8 @@ std::string list_extractors() {
   return out;
 }
 
-// Applies --cpu-level and --cpumask (both may be given; the lower level wins).
-void select_cpu_level(const std::string& level_name, const std::string& cpumask) {
+// The level of --cpu-level and --cpumask (both may be given; the lower level wins).
+vqe::simd::Level select_cpu_level(const std::string& level_name, const std::string& cpumask) {
   vqe::simd::Level level = vqe::simd::max_level();
   if (!level_name.empty()) {
     const auto parsed = vqe::simd::parse_level(level_name);
@@ -73,7 +73,7 @@ void select_cpu_level(const std::string& level_name, const std::string& cpumask)
       throw vqe::Error(fmt::format("--cpumask: '{}' is not an unsigned integer", cpumask));
     level = std::min(level, vqe::simd::level_from_cpumask(mask));
   }
-  vqe::simd::set_level(level);
+  return level;
 }
 
 }  // namespace
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
                       : sub ? vqe::OutputFormat::kSub
                             : vqe::OutputFormat::kXml;
     if (!precision_text.empty()) out_info.precision = vqe::parse_precision(precision_text);
-    select_cpu_level(cpu_level, cpumask);
+    const vqe::simd::Level level = select_cpu_level(cpu_level, cpumask);
     // --backend/--gpu: the pipeline checks the device and says what runs where.
     if (gpu != 0 && backend == "cpu")
       throw vqe::Error("--gpu needs --backend cuda or --backend auto");
@@ -169,6 +169,7 @@ int main(int argc, char** argv) {
                      : backend == "auto" ? vqe::JobConfig::Backend::kAuto
                                          : vqe::JobConfig::Backend::kCpu;
     config.gpu = gpu;
+    config.cpu_level = level;
     // Backend fallbacks are always said; where each extractor runs only with --verbose.
     config.on_note = [verbose](const std::string& note) {
       if (verbose || note.rfind("backend auto:", 0) == 0) std::cerr << note << "\n";
@@ -194,7 +195,7 @@ int main(int argc, char** argv) {
                                  no_prediction ? ": features only (-n)" : "");
       std::cerr << fmt::format("backend: {}\n", backend);
       std::cerr << fmt::format("cpu level: {}\n",
-                               vqe::simd::level_name(vqe::simd::active_level()));
+                               vqe::simd::level_name(level));
     }
 
     const bool any_raw = !ends_with(reference, ".y4m") || !ends_with(distorted, ".y4m");

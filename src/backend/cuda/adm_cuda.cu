@@ -513,7 +513,7 @@ AdmCudaKernel::AdmCudaKernel(int width, int height, int bpc, const adm::AdmParam
                              bool validate)
     : width_(width), height_(height), bpc_(bpc), params_(params) {
   // The CPU reference validates (same refusals, same messages).
-  if (validate) adm::IntegerAdm check_format(width, height, bpc, params);
+  if (validate) adm::check_format(width, height, bpc, params);
 
   // Weights, as the reference derives them.
   const adm::FixedWeights fw = adm::fixed_weights(params.csf);

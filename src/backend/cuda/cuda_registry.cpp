@@ -39,7 +39,7 @@ std::unique_ptr<FeatureExtractor> make_cpu_twin(const std::string& name,
                                                 const ParsedOptions& options) {
   const ExtractorInfo* info = find_extractor(name);
   if (!info) throw Error(fmt::format("unknown feature '{}'", name));
-  return info->make(options);
+  return info->make(options, simd::Level::scalar);
 }
 
 }  // namespace vqe::cuda

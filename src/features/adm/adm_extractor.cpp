@@ -43,7 +43,9 @@ struct AdmConfig {
     std::string adm, num, den, num_scale[4], den_scale[4];
   } names;
 
-  explicit AdmConfig(const ParsedOptions& opts) {
+  simd::Level level = simd::Level::scalar;  ///< CPU level of the kernels
+
+  AdmConfig(const ParsedOptions& opts, simd::Level cpu_level) : level(cpu_level) {
     debug = opts.get_bool("debug");
     dlm_weight = opts.get_double("adm_dlm_weight");
     min_val = opts.get_double("adm_min_val");
@@ -76,7 +78,7 @@ class IntegerAdmExtractor final : public FeatureExtractor {
   explicit IntegerAdmExtractor(AdmConfig config) : cfg_(std::move(config)) {}
 
   void init(const VideoFormat& format) override {
-    adm_.emplace(format.width, format.height, format.bit_depth, cfg_.params);
+    adm_.emplace(format.width, format.height, format.bit_depth, cfg_.params, cfg_.level);
     format_ = format;
   }
 
@@ -181,7 +183,9 @@ const bool kRegistered = register_extractor({
     {kAdm2, kAim, kAdm3, kScale[0], kScale[1], kScale[2], kScale[3], kDebugAdm, kDebugNum,
      kDebugDen, kDebugNumScale[0], kDebugDenScale[0], kDebugNumScale[1], kDebugDenScale[1],
      kDebugNumScale[2], kDebugDenScale[2], kDebugNumScale[3], kDebugDenScale[3]},
-    [](const ParsedOptions& o) { return std::make_unique<IntegerAdmExtractor>(AdmConfig(o)); },
+    [](const ParsedOptions& o, simd::Level l) {
+      return std::make_unique<IntegerAdmExtractor>(AdmConfig(o, l));
+    },
 });
 
 }  // namespace

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
-/// @file Row kernels of the integer ADM (integer_adm.h). Each kernel exists
-/// twice with the same signature and the same results bit for bit:
+/// @file Row kernels of the integer ADM (integer_adm.h):
 /// - `vqe::adm::kernels::*`: the scalar reference (integer_adm.cpp), the
 ///   plain C path of libvmaf 3.2.0 (libvmaf/src/feature/integer_adm.c);
-/// - `vqe::adm::simd_kernels::*`: Highway SIMD versions (adm_simd.cpp),
-///   dispatched at run time to the best target allowed by
-///   vqe::simd::set_level(). Call them only when vqe::simd::use_simd().
+/// - `AdmDsp`: the same kernels for one CPU level (core/simd.h), with the
+///   same signatures and the same results bit for bit: the scalar ones at
+///   Level::scalar, Highway SIMD versions (adm_simd.cpp) above.
 ///
 /// Bands are rows of samples (int16 at DWT level 0, int32 at levels 1-3);
 /// widths and indices are in samples. Kernels allocate nothing and never
@@ -15,6 +14,8 @@
 /// (beyond, the reference's int64 angle products overflow).
 
 #include <cstdint>
+
+#include "vqe/cpu.h"
 
 namespace vqe::adm {
 
@@ -50,7 +51,7 @@ const std::int32_t* reciprocal_table_q30();
 bool within_one_degree(std::int64_t oh, std::int64_t ov, std::int64_t th, std::int64_t tv,
                        float cos_1deg_sq);
 
-// The kernels, declared once for both namespaces.
+// The kernels (scalar references in namespace kernels, AdmDsp's members):
 //
 // dwt0_vertical_*: DWT level 0, vertical pass of one output row: rows[0..3]
 //   are the input rows at taps 2i-1..2i+2 (mirrored), w samples each, bit
@@ -112,10 +113,45 @@ namespace kernels {
 VQE_ADM_ROW_KERNELS
 }  // namespace kernels
 
-namespace simd_kernels {
-VQE_ADM_ROW_KERNELS
-}  // namespace simd_kernels
-
 #undef VQE_ADM_ROW_KERNELS
+
+/// The row kernels of one CPU level (see the list above).
+struct AdmDsp {
+  void (*dwt0_vertical_u8)(const std::uint8_t* const rows[4], int w, int bit_depth,
+                           std::int16_t* lo, std::int16_t* hi);
+  void (*dwt0_vertical_u16)(const std::uint16_t* const rows[4], int w, int bit_depth,
+                            std::int16_t* lo, std::int16_t* hi);
+  void (*dwt0_horizontal)(const std::int16_t* lo, const std::int16_t* hi, int half_w,
+                          std::int16_t* a, std::int16_t* v, std::int16_t* h, std::int16_t* d);
+  void (*dwt1_vertical)(const std::int16_t* const rows[4], int w, std::int32_t* lo,
+                        std::int32_t* hi);
+  void (*dwt23_vertical)(const std::int32_t* const rows[4], int w, std::int32_t* lo,
+                         std::int32_t* hi);
+  void (*dwt123_horizontal)(const std::int32_t* lo, const std::int32_t* hi, int half_w,
+                            int shift, std::int32_t* a, std::int32_t* v, std::int32_t* h,
+                            std::int32_t* d);
+  void (*decouple0_row)(const DecoupleRow<std::int16_t>& r, int begin, int end,
+                        float cos_1deg_sq, double gain);
+  void (*decouple123_row)(const DecoupleRow<std::int32_t>& r, int begin, int end,
+                          float cos_1deg_sq, double gain);
+  void (*csf0_row)(const std::int16_t* h, const std::int16_t* v, const std::int16_t* d,
+                   int begin, int end, const std::uint16_t fixed[3], std::int32_t* mask,
+                   std::int32_t* centre);
+  void (*csf123_row)(const std::int32_t* h, const std::int32_t* v, const std::int32_t* d,
+                     int begin, int end, const std::uint32_t fixed[3], std::int32_t* mask,
+                     std::int32_t* centre);
+  void (*masked0_row)(const MaskRow<std::int16_t>& r, int begin, int end,
+                      const std::uint16_t fixed[3], const std::uint32_t cub_shift[3],
+                      std::int64_t inner[3]);
+  void (*masked123_row)(const MaskRow<std::int32_t>& r, int begin, int end,
+                        const std::uint32_t fixed[3], std::uint32_t cub_shift,
+                        std::int64_t inner[3]);
+  std::uint64_t (*den0_row)(const std::int16_t* row, int begin, int end);
+  std::uint64_t (*den123_row)(const std::int32_t* row, int begin, int end,
+                              std::uint32_t shift_sq, std::uint32_t shift_cub);
+};
+
+/// The table of `level` (filled once; valid for the process's lifetime).
+const AdmDsp& adm_dsp(simd::Level level);
 
 }  // namespace vqe::adm

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/simd.h"
 #include "core/simd_sum-inl.h"
 #include "features/adm/adm_kernels.h"
 
@@ -1040,75 +1041,33 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace vqe::adm {
-HWY_EXPORT(Dwt0VerticalU8);
-HWY_EXPORT(Dwt0VerticalU16);
-HWY_EXPORT(Dwt0Horizontal);
-HWY_EXPORT(Dwt1Vertical);
-HWY_EXPORT(Dwt23Vertical);
-HWY_EXPORT(Dwt123Horizontal);
-HWY_EXPORT(Decouple0Row);
-HWY_EXPORT(Decouple123Row);
-HWY_EXPORT(Csf0Row);
-HWY_EXPORT(Csf123Row);
-HWY_EXPORT(Masked0Row);
-HWY_EXPORT(Masked123Row);
-HWY_EXPORT(Den0Row);
-HWY_EXPORT(Den123Row);
 
-namespace simd_kernels {
-
-void dwt0_vertical_u8(const std::uint8_t* const rows[4], int w, int bit_depth, std::int16_t* lo,
-                      std::int16_t* hi) {
-  HWY_DYNAMIC_DISPATCH(Dwt0VerticalU8)(rows, w, bit_depth, lo, hi);
-}
-void dwt0_vertical_u16(const std::uint16_t* const rows[4], int w, int bit_depth,
-                       std::int16_t* lo, std::int16_t* hi) {
-  HWY_DYNAMIC_DISPATCH(Dwt0VerticalU16)(rows, w, bit_depth, lo, hi);
-}
-void dwt0_horizontal(const std::int16_t* lo, const std::int16_t* hi, int half_w, std::int16_t* a,
-                     std::int16_t* v, std::int16_t* h, std::int16_t* d) {
-  HWY_DYNAMIC_DISPATCH(Dwt0Horizontal)(lo, hi, half_w, a, v, h, d);
-}
-void dwt1_vertical(const std::int16_t* const rows[4], int w, std::int32_t* lo, std::int32_t* hi) {
-  HWY_DYNAMIC_DISPATCH(Dwt1Vertical)(rows, w, lo, hi);
-}
-void dwt23_vertical(const std::int32_t* const rows[4], int w, std::int32_t* lo, std::int32_t* hi) {
-  HWY_DYNAMIC_DISPATCH(Dwt23Vertical)(rows, w, lo, hi);
-}
-void dwt123_horizontal(const std::int32_t* lo, const std::int32_t* hi, int half_w, int shift,
-                       std::int32_t* a, std::int32_t* v, std::int32_t* h, std::int32_t* d) {
-  HWY_DYNAMIC_DISPATCH(Dwt123Horizontal)(lo, hi, half_w, shift, a, v, h, d);
-}
-void decouple0_row(const DecoupleRow<std::int16_t>& r, int begin, int end, float c, double g) {
-  HWY_DYNAMIC_DISPATCH(Decouple0Row)(r, begin, end, c, g);
-}
-void decouple123_row(const DecoupleRow<std::int32_t>& r, int begin, int end, float c, double g) {
-  HWY_DYNAMIC_DISPATCH(Decouple123Row)(r, begin, end, c, g);
-}
-void csf0_row(const std::int16_t* h, const std::int16_t* v, const std::int16_t* d, int begin,
-              int end, const std::uint16_t fixed[3], std::int32_t* mask, std::int32_t* centre) {
-  HWY_DYNAMIC_DISPATCH(Csf0Row)(h, v, d, begin, end, fixed, mask, centre);
-}
-void csf123_row(const std::int32_t* h, const std::int32_t* v, const std::int32_t* d, int begin,
-                int end, const std::uint32_t fixed[3], std::int32_t* mask, std::int32_t* centre) {
-  HWY_DYNAMIC_DISPATCH(Csf123Row)(h, v, d, begin, end, fixed, mask, centre);
-}
-void masked0_row(const MaskRow<std::int16_t>& r, int begin, int end, const std::uint16_t fixed[3],
-                 const std::uint32_t cub_shift[3], std::int64_t inner[3]) {
-  HWY_DYNAMIC_DISPATCH(Masked0Row)(r, begin, end, fixed, cub_shift, inner);
-}
-void masked123_row(const MaskRow<std::int32_t>& r, int begin, int end,
-                   const std::uint32_t fixed[3], std::uint32_t cub_shift, std::int64_t inner[3]) {
-  HWY_DYNAMIC_DISPATCH(Masked123Row)(r, begin, end, fixed, cub_shift, inner);
-}
-std::uint64_t den0_row(const std::int16_t* row, int begin, int end) {
-  return HWY_DYNAMIC_DISPATCH(Den0Row)(row, begin, end);
-}
-std::uint64_t den123_row(const std::int32_t* row, int begin, int end, std::uint32_t shift_sq,
-                         std::uint32_t shift_cub) {
-  return HWY_DYNAMIC_DISPATCH(Den123Row)(row, begin, end, shift_sq, shift_cub);
+const AdmDsp& adm_dsp(simd::Level level) {
+  static const simd::LevelTables<AdmDsp> tables([](simd::Level l) {
+    namespace k = kernels;
+    AdmDsp d{k::dwt0_vertical_u8, k::dwt0_vertical_u16, k::dwt0_horizontal, k::dwt1_vertical,
+             k::dwt23_vertical,   k::dwt123_horizontal, k::decouple0_row,   k::decouple123_row,
+             k::csf0_row,         k::csf123_row,        k::masked0_row,     k::masked123_row,
+             k::den0_row,         k::den123_row};
+    if (l == simd::Level::scalar) return d;
+    d.dwt0_vertical_u8 = VQE_SIMD_PICK(l, Dwt0VerticalU8);
+    d.dwt0_vertical_u16 = VQE_SIMD_PICK(l, Dwt0VerticalU16);
+    d.dwt0_horizontal = VQE_SIMD_PICK(l, Dwt0Horizontal);
+    d.dwt1_vertical = VQE_SIMD_PICK(l, Dwt1Vertical);
+    d.dwt23_vertical = VQE_SIMD_PICK(l, Dwt23Vertical);
+    d.dwt123_horizontal = VQE_SIMD_PICK(l, Dwt123Horizontal);
+    d.decouple0_row = VQE_SIMD_PICK(l, Decouple0Row);
+    d.decouple123_row = VQE_SIMD_PICK(l, Decouple123Row);
+    d.csf0_row = VQE_SIMD_PICK(l, Csf0Row);
+    d.csf123_row = VQE_SIMD_PICK(l, Csf123Row);
+    d.masked0_row = VQE_SIMD_PICK(l, Masked0Row);
+    d.masked123_row = VQE_SIMD_PICK(l, Masked123Row);
+    d.den0_row = VQE_SIMD_PICK(l, Den0Row);
+    d.den123_row = VQE_SIMD_PICK(l, Den123Row);
+    return d;
+  });
+  return tables[level];
 }
 
-}  // namespace simd_kernels
 }  // namespace vqe::adm
 #endif  // HWY_ONCE

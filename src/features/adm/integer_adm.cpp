@@ -13,7 +13,6 @@
 
 #include <fmt/format.h>
 
-#include "core/simd.h"
 #include "features/adm/adm_kernels.h"
 #include "vqe/error.h"
 
@@ -532,8 +531,7 @@ FixedWeights fixed_weights(const CsfParams& c) {
   return fw;
 }
 
-IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& params)
-    : width_(width), height_(height), bit_depth_(bit_depth), params_(params) {
+void check_format(int width, int height, int bit_depth, const AdmParams& params) {
   if (width < kMinSize || height < kMinSize)
     throw Error(fmt::format(
         "adm: frame {}x{} is too small: width and height must be at least {} (the 4-level "
@@ -554,7 +552,18 @@ IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& pa
         "adm_norm_view_dist={:g} (tables exist for 480, 720, 1080, 2160 lines at 3 or 5 "
         "heights, and 2160 lines at 1.5)",
         static_cast<int>(c.mode), c.ref_display_height, c.norm_view_dist));
+}
 
+IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& params,
+                       simd::Level level)
+    : width_(width),
+      height_(height),
+      bit_depth_(bit_depth),
+      params_(params),
+      dsp_(adm_dsp(level)),
+      streamed_(level != simd::Level::scalar) {
+  check_format(width, height, bit_depth, params);
+  const CsfParams& c = params.csf;
   fixed_ = fixed_weights(c);
   cos_1deg_sq_ = static_cast<float>(cos(1.0 * 3.14159265358979323846 / 180.0) *
                                     cos(1.0 * 3.14159265358979323846 / 180.0));
@@ -654,7 +663,6 @@ inline void mirror_row(T* row, int n) {
 
 template <typename T>
 void IntegerAdm::dwt_level0(const Plane& src, Bands<std::int16_t>& dst, int w, int h) {
-  const bool simd = vqe::simd::use_simd();
   std::int16_t* tlo = tmp16_.data() + 1;
   std::int16_t* thi = tlo + tmp_pitch0_;
   const int half_w = (w + 1) / 2;
@@ -662,26 +670,15 @@ void IntegerAdm::dwt_level0(const Plane& src, Bands<std::int16_t>& dst, int w, i
   for (int i = 0; i < half_h; ++i) {
     const T* rows[4] = {src.row<T>(tap_y_[0][i]), src.row<T>(tap_y_[1][i]),
                         src.row<T>(tap_y_[2][i]), src.row<T>(tap_y_[3][i])};
-    if constexpr (sizeof(T) == 1) {
-      if (simd)
-        simd_kernels::dwt0_vertical_u8(rows, w, bit_depth_, tlo, thi);
-      else
-        kernels::dwt0_vertical_u8(rows, w, bit_depth_, tlo, thi);
-    } else {
-      if (simd)
-        simd_kernels::dwt0_vertical_u16(rows, w, bit_depth_, tlo, thi);
-      else
-        kernels::dwt0_vertical_u16(rows, w, bit_depth_, tlo, thi);
-    }
+    if constexpr (sizeof(T) == 1)
+      dsp_.dwt0_vertical_u8(rows, w, bit_depth_, tlo, thi);
+    else
+      dsp_.dwt0_vertical_u16(rows, w, bit_depth_, tlo, thi);
     mirror_row(tlo, w);
     mirror_row(thi, w);
     const std::size_t row = static_cast<std::size_t>(i) * stride0_;
-    if (simd)
-      simd_kernels::dwt0_horizontal(tlo, thi, half_w, dst.a.data() + row, dst.v.data() + row,
-                                    dst.h.data() + row, dst.d.data() + row);
-    else
-      kernels::dwt0_horizontal(tlo, thi, half_w, dst.a.data() + row, dst.v.data() + row,
-                               dst.h.data() + row, dst.d.data() + row);
+    dsp_.dwt0_horizontal(tlo, thi, half_w, dst.a.data() + row, dst.v.data() + row,
+                         dst.h.data() + row, dst.d.data() + row);
   }
 }
 
@@ -692,7 +689,6 @@ void IntegerAdm::dwt_level123(const S* ref_ll, const S* dis_ll, int src_stride, 
   // input type: none for level 1's int16 input, 16 for levels 2-3).
   static constexpr int kShiftH[3] = {15, 16, 15};
   const int shift_h = kShiftH[scale - 1];
-  const bool simd = vqe::simd::use_simd();
   std::int32_t* tmp[4];  // ref lo, ref hi, dis lo, dis hi
   for (int k = 0; k < 4; ++k) tmp[k] = tmp32_.data() + 1 + k * tmp_pitch1_;
   const S* srcs[2] = {ref_ll, dis_ll};
@@ -708,26 +704,15 @@ void IntegerAdm::dwt_level123(const S* ref_ll, const S* dis_ll, int src_stride, 
       std::int32_t* tlo = tmp[2 * p];
       std::int32_t* thi = tmp[2 * p + 1];
       if constexpr (sizeof(S) == 2) {
-        if (simd)
-          simd_kernels::dwt1_vertical(rows, w, tlo, thi);
-        else
-          kernels::dwt1_vertical(rows, w, tlo, thi);
+        kernels::dwt1_vertical(rows, w, tlo, thi);
       } else {
-        if (simd)
-          simd_kernels::dwt23_vertical(rows, w, tlo, thi);
-        else
-          kernels::dwt23_vertical(rows, w, tlo, thi);
+        kernels::dwt23_vertical(rows, w, tlo, thi);
       }
       mirror_row(tlo, w);
       mirror_row(thi, w);
       Bands<std::int32_t>& dst = *dsts[p];
-      if (simd)
-        simd_kernels::dwt123_horizontal(tlo, thi, half_w, shift_h, dst.a.data() + row,
-                                        dst.v.data() + row, dst.h.data() + row,
-                                        dst.d.data() + row);
-      else
-        kernels::dwt123_horizontal(tlo, thi, half_w, shift_h, dst.a.data() + row,
-                                   dst.v.data() + row, dst.h.data() + row, dst.d.data() + row);
+      kernels::dwt123_horizontal(tlo, thi, half_w, shift_h, dst.a.data() + row,
+                                 dst.v.data() + row, dst.h.data() + row, dst.d.data() + row);
     }
   }
 }
@@ -737,7 +722,6 @@ void IntegerAdm::dwt_level123(const S* ref_ll, const S* dis_ll, int src_stride, 
 
 void IntegerAdm::decouple_level0(int w, int h) {
   const Region r = work_region(w, h);
-  const bool simd = vqe::simd::use_simd();
   for (int i = r.top; i < r.bottom; ++i) {
     const std::size_t at = static_cast<std::size_t>(i) * stride0_;
     const DecoupleRow<std::int16_t> row{
@@ -745,16 +729,12 @@ void IntegerAdm::decouple_level0(int w, int h) {
         dis16_.h.data() + at,      dis16_.v.data() + at,      dis16_.d.data() + at,
         restored16_.h.data() + at, restored16_.v.data() + at, restored16_.d.data() + at,
         additive16_.h.data() + at, additive16_.v.data() + at, additive16_.d.data() + at};
-    if (simd)
-      simd_kernels::decouple0_row(row, r.left, r.right, cos_1deg_sq_, params_.enhn_gain_limit);
-    else
-      kernels::decouple0_row(row, r.left, r.right, cos_1deg_sq_, params_.enhn_gain_limit);
+    kernels::decouple0_row(row, r.left, r.right, cos_1deg_sq_, params_.enhn_gain_limit);
   }
 }
 
 void IntegerAdm::decouple_level123(int w, int h) {
   const Region r = work_region(w, h);
-  const bool simd = vqe::simd::use_simd();
   for (int i = r.top; i < r.bottom; ++i) {
     const std::size_t at = static_cast<std::size_t>(i) * stride1_;
     const DecoupleRow<std::int32_t> row{
@@ -762,11 +742,7 @@ void IntegerAdm::decouple_level123(int w, int h) {
         dis32_.h.data() + at,      dis32_.v.data() + at,      dis32_.d.data() + at,
         restored32_.h.data() + at, restored32_.v.data() + at, restored32_.d.data() + at,
         additive32_.h.data() + at, additive32_.v.data() + at, additive32_.d.data() + at};
-    if (simd)
-      simd_kernels::decouple123_row(row, r.left, r.right, cos_1deg_sq_,
-                                    params_.enhn_gain_limit);
-    else
-      kernels::decouple123_row(row, r.left, r.right, cos_1deg_sq_, params_.enhn_gain_limit);
+    kernels::decouple123_row(row, r.left, r.right, cos_1deg_sq_, params_.enhn_gain_limit);
   }
 }
 
@@ -778,14 +754,12 @@ void IntegerAdm::csf_denominator_level0(int w, int h, std::uint64_t accum[3]) co
   const int area = (r.bottom - r.top) * (r.right - r.left);
   const std::int32_t shift = den_level0_shift(area);
   const std::uint64_t add = shift > 0 ? (std::uint64_t{1} << (shift - 1)) : 0;
-  const bool simd = vqe::simd::use_simd();
   for (int theta = 0; theta < 3; ++theta) {
     const std::int16_t* band = ref16_.orient(theta);
     accum[theta] = 0;
     for (int i = r.top; i < r.bottom; ++i) {
       const std::int16_t* row = band + static_cast<std::size_t>(i) * stride0_;
-      const std::uint64_t inner = simd ? simd_kernels::den0_row(row, r.left, r.right)
-                                       : kernels::den0_row(row, r.left, r.right);
+      const std::uint64_t inner = kernels::den0_row(row, r.left, r.right);
       accum[theta] += (inner + add) >> shift;
     }
   }
@@ -811,15 +785,12 @@ void IntegerAdm::csf_denominator_level123(int w, int h, int scale,
   const Region r = score_region(w, h);
   const Den123Shifts sh = den_level123_shifts(r, scale);
   const std::uint64_t add_accum = half_of_pow2(sh.accum);
-  const bool simd = vqe::simd::use_simd();
   for (int theta = 0; theta < 3; ++theta) {
     const std::int32_t* band = ref32_.orient(theta);
     accum[theta] = 0;
     for (int i = r.top; i < r.bottom; ++i) {
       const std::int32_t* row = band + static_cast<std::size_t>(i) * stride1_;
-      const std::uint64_t inner =
-          simd ? simd_kernels::den123_row(row, r.left, r.right, sh.sq, sh.cub)
-               : kernels::den123_row(row, r.left, r.right, sh.sq, sh.cub);
+      const std::uint64_t inner = kernels::den123_row(row, r.left, r.right, sh.sq, sh.cub);
       accum[theta] += (inner + add_accum) >> sh.accum;
     }
   }
@@ -857,33 +828,25 @@ float AdmScorer::den_level123_total(const std::uint64_t accum[3], int w, int h,
 
 void IntegerAdm::csf_level0(const Bands<std::int16_t>& src, int w, int h) {
   const Region r = work_region(w, h);
-  const bool simd = vqe::simd::use_simd();
   for (int i = r.top; i < r.bottom; ++i) {
     const std::size_t row = static_cast<std::size_t>(i) * stride0_;
     const std::int16_t *bh = src.h.data() + row, *bv = src.v.data() + row,
                        *bd = src.d.data() + row;
     std::int32_t* mask = mask_sum0_.data() + row;
     std::int32_t* centre = centre_sum0_.data() + row;
-    if (simd)
-      simd_kernels::csf0_row(bh, bv, bd, r.left, r.right, fixed_.level0, mask, centre);
-    else
-      kernels::csf0_row(bh, bv, bd, r.left, r.right, fixed_.level0, mask, centre);
+    kernels::csf0_row(bh, bv, bd, r.left, r.right, fixed_.level0, mask, centre);
   }
 }
 
 void IntegerAdm::csf_level123(const Bands<std::int32_t>& src, int w, int h, int scale) {
   const Region r = work_region(w, h);
-  const bool simd = vqe::simd::use_simd();
   for (int i = r.top; i < r.bottom; ++i) {
     const std::size_t row = static_cast<std::size_t>(i) * stride1_;
     const std::int32_t *bh = src.h.data() + row, *bv = src.v.data() + row,
                        *bd = src.d.data() + row;
     std::int32_t* mask = mask_sum1_.data() + row;
     std::int32_t* centre = centre_sum1_.data() + row;
-    if (simd)
-      simd_kernels::csf123_row(bh, bv, bd, r.left, r.right, fixed_.level123[scale], mask, centre);
-    else
-      kernels::csf123_row(bh, bv, bd, r.left, r.right, fixed_.level123[scale], mask, centre);
+    kernels::csf123_row(bh, bv, bd, r.left, r.right, fixed_.level123[scale], mask, centre);
   }
 }
 
@@ -899,7 +862,6 @@ void IntegerAdm::masked_sum_level0(const Bands<std::int16_t>& target, int w, int
   const std::int64_t row_add = half_of_pow2(row_shift);
   const Region r = score_region(w, h);
   const std::size_t st = static_cast<std::size_t>(stride0_);
-  const bool simd = vqe::simd::use_simd();
 
   for (int theta = 0; theta < 3; ++theta) accum[theta] = 0;
   for (int i = r.top; i < r.bottom; ++i) {
@@ -911,10 +873,7 @@ void IntegerAdm::masked_sum_level0(const Bands<std::int16_t>& target, int w, int
         {target.h.data() + i * st, target.v.data() + i * st, target.d.data() + i * st},
         w};
     std::int64_t inner[3] = {0, 0, 0};
-    if (simd)
-      simd_kernels::masked0_row(row, r.left, r.right, fixed_.level0, cub_shift, inner);
-    else
-      kernels::masked0_row(row, r.left, r.right, fixed_.level0, cub_shift, inner);
+    kernels::masked0_row(row, r.left, r.right, fixed_.level0, cub_shift, inner);
     for (int theta = 0; theta < 3; ++theta) accum[theta] += (inner[theta] + row_add) >> row_shift;
   }
 }
@@ -1058,26 +1017,26 @@ void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, LevelSums& 
       const T* rows[4] = {src.row<T>(adm.tap_y_[0][i]), src.row<T>(adm.tap_y_[1][i]),
                           src.row<T>(adm.tap_y_[2][i]), src.row<T>(adm.tap_y_[3][i])};
       if constexpr (sizeof(T) == 1)
-        simd_kernels::dwt0_vertical_u8(rows, w0, adm.bit_depth_, tlo, thi);
+        adm.dsp_.dwt0_vertical_u8(rows, w0, adm.bit_depth_, tlo, thi);
       else
-        simd_kernels::dwt0_vertical_u16(rows, w0, adm.bit_depth_, tlo, thi);
+        adm.dsp_.dwt0_vertical_u16(rows, w0, adm.bit_depth_, tlo, thi);
       mirror_row(tlo, w0);
       mirror_row(thi, w0);
-      simd_kernels::dwt0_horizontal(tlo, thi, w, a, v, hb, d);
+      adm.dsp_.dwt0_horizontal(tlo, thi, w, a, v, hb, d);
     }
     void decouple(const DecoupleRow<std::int16_t>& row, int begin, int end) const {
-      simd_kernels::decouple0_row(row, begin, end, adm.cos_1deg_sq_, adm.params_.enhn_gain_limit);
+      adm.dsp_.decouple0_row(row, begin, end, adm.cos_1deg_sq_, adm.params_.enhn_gain_limit);
     }
     void csf(const std::int16_t* h, const std::int16_t* v, const std::int16_t* d, int begin,
              int end, std::int32_t* mask, std::int32_t* centre) const {
-      simd_kernels::csf0_row(h, v, d, begin, end, adm.fixed_.level0, mask, centre);
+      adm.dsp_.csf0_row(h, v, d, begin, end, adm.fixed_.level0, mask, centre);
     }
     void masked(const MaskRow<std::int16_t>& row, int begin, int end,
                 std::int64_t inner[3]) const {
-      simd_kernels::masked0_row(row, begin, end, adm.fixed_.level0, cub_shift, inner);
+      adm.dsp_.masked0_row(row, begin, end, adm.fixed_.level0, cub_shift, inner);
     }
     std::uint64_t den(const std::int16_t* row, int begin, int end) const {
-      return (simd_kernels::den0_row(row, begin, end) + den_add) >> den_shift;
+      return (adm.dsp_.den0_row(row, begin, end) + den_add) >> den_shift;
     }
   };
   Ops ops{*this, ref, dis, w0, w, {}, 0, 0, 0, 0};
@@ -1100,7 +1059,6 @@ void IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, i
   const std::int64_t row_add = half_of_pow2(row_shift);
   const Region r = score_region(w, h);
   const std::size_t st = static_cast<std::size_t>(stride1_);
-  const bool simd = vqe::simd::use_simd();
 
   for (int theta = 0; theta < 3; ++theta) accum[theta] = 0;
   for (int i = r.top; i < r.bottom; ++i) {
@@ -1112,10 +1070,7 @@ void IntegerAdm::masked_sum_level123(const Bands<std::int32_t>& target, int w, i
         {target.h.data() + i * st, target.v.data() + i * st, target.d.data() + i * st},
         w};
     std::int64_t inner[3] = {0, 0, 0};
-    if (simd)
-      simd_kernels::masked123_row(row, r.left, r.right, fixed_.level123[scale], cub_shift, inner);
-    else
-      kernels::masked123_row(row, r.left, r.right, fixed_.level123[scale], cub_shift, inner);
+    kernels::masked123_row(row, r.left, r.right, fixed_.level123[scale], cub_shift, inner);
     for (int theta = 0; theta < 3; ++theta) accum[theta] += (inner[theta] + row_add) >> row_shift;
   }
 }
@@ -1169,27 +1124,27 @@ void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_str
       for (int k = 0; k < 4; ++k)
         rows[k] = src + static_cast<std::size_t>(adm.tap_y_[k][i]) * src_stride;
       if constexpr (sizeof(S) == 2)
-        simd_kernels::dwt1_vertical(rows, w_in, tlo, thi);
+        adm.dsp_.dwt1_vertical(rows, w_in, tlo, thi);
       else
-        simd_kernels::dwt23_vertical(rows, w_in, tlo, thi);
+        adm.dsp_.dwt23_vertical(rows, w_in, tlo, thi);
       mirror_row(tlo, w_in);
       mirror_row(thi, w_in);
-      simd_kernels::dwt123_horizontal(tlo, thi, w, shift_h, a, v, hb, d);
+      adm.dsp_.dwt123_horizontal(tlo, thi, w, shift_h, a, v, hb, d);
     }
     void decouple(const DecoupleRow<std::int32_t>& row, int begin, int end) const {
-      simd_kernels::decouple123_row(row, begin, end, adm.cos_1deg_sq_,
+      adm.dsp_.decouple123_row(row, begin, end, adm.cos_1deg_sq_,
                                     adm.params_.enhn_gain_limit);
     }
     void csf(const std::int32_t* h, const std::int32_t* v, const std::int32_t* d, int begin,
              int end, std::int32_t* mask, std::int32_t* centre) const {
-      simd_kernels::csf123_row(h, v, d, begin, end, fixed, mask, centre);
+      adm.dsp_.csf123_row(h, v, d, begin, end, fixed, mask, centre);
     }
     void masked(const MaskRow<std::int32_t>& row, int begin, int end,
                 std::int64_t inner[3]) const {
-      simd_kernels::masked123_row(row, begin, end, fixed, cub_shift, inner);
+      adm.dsp_.masked123_row(row, begin, end, fixed, cub_shift, inner);
     }
     std::uint64_t den(const std::int32_t* row, int begin, int end) const {
-      return (simd_kernels::den123_row(row, begin, end, dsh.sq, dsh.cub) + den_add) >> dsh.accum;
+      return (adm.dsp_.den123_row(row, begin, end, dsh.sq, dsh.cub) + den_add) >> dsh.accum;
     }
   };
   const std::uint32_t row_shift = ceil_log2(h);
@@ -1209,12 +1164,12 @@ void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_str
 AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis, TileRunner* tiles) {
   TileRunner& runner = tiles ? *tiles : serial_tile_runner();
   if (scratch_.size() < runner.width()) scratch_.resize(runner.width());
-  if (!vqe::simd::use_simd() || params_.skip_scale0) allocate_full_bands();
+  if (!streamed_ || params_.skip_scale0) allocate_full_bands();
   int w = width_, h = height_;
   LevelSums sums;
   for (int scale = 0; scale < kNumScales; ++scale) {
     make_tap_indices(h);
-    if (scale == 0 && vqe::simd::use_simd() && !params_.skip_scale0) {
+    if (scale == 0 && streamed_ && !params_.skip_scale0) {
       if (bit_depth_ == 8)
         level0_streamed<std::uint8_t>(ref, dis, sums, runner);
       else
@@ -1242,7 +1197,7 @@ AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis, TileRunner* ti
           masked_sum_level0(additive16_, w, h, sums.aim[0]);
         }
       }
-    } else if (vqe::simd::use_simd()) {
+    } else if (streamed_) {
       if (scale == 1)
         level123_streamed(ref16_.a.data(), dis16_.a.data(), stride0_, w, h, scale, sums, runner);
       else

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "features/adm/adm_csf.h"
+#include "features/adm/adm_kernels.h"
 #include "vqe/picture.h"
 #include "vqe/tiles.h"
 
@@ -81,6 +82,13 @@ struct AdmResult {
     return static_cast<double>(num_scale[s]) / static_cast<double>(den_scale[s]);
   }
 };
+
+/// ADM's refusals, shared by every backend: throws vqe::Error (naming "adm"
+/// and the limit) if width or height < kMinSize, if norm_view_dist ×
+/// ref_display_height < kMinViewDistTimesHeight, if a blend CSF mode has no
+/// table for the viewing condition, or on a bit depth other than 8, 10, 12,
+/// 16.
+void check_format(int width, int height, int bit_depth, const AdmParams& params);
 
 /// The CSF weights in the fixed-point forms of the integer kernels.
 struct FixedWeights {
@@ -134,8 +142,12 @@ class IntegerAdm {
   /// Prepares for `width` × `height` luma planes at `bit_depth` (8, 10, 12
   /// or 16). Throws vqe::Error if width or height < kMinSize, if
   /// norm_view_dist × ref_display_height < 3240, if a blend CSF mode has no
-  /// table for the viewing condition, or on a bad bit depth.
-  IntegerAdm(int width, int height, int bit_depth, const AdmParams& params);
+  /// table for the viewing condition, or on a bad bit depth. `level`: the
+  /// CPU level. Level::scalar runs the reference: libvmaf's separate passes
+  /// over full bands, on one thread. The SIMD levels run each level as one
+  /// streamed pass over rows (row tiles on the job's threads) with the
+  /// level's kernels; both give the same integer sums.
+  IntegerAdm(int width, int height, int bit_depth, const AdmParams& params, simd::Level level);
 
   /// Scores the luma planes `ref` and `dis` (width × height samples, uint8_t
   /// at 8 bits and uint16_t above, strides in bytes). With `tiles` (width >
@@ -227,6 +239,8 @@ class IntegerAdm {
 
   int width_, height_, bit_depth_;
   AdmParams params_;
+  const AdmDsp& dsp_;  ///< the CPU level's row kernels (streamed passes, level-0 DWT)
+  bool streamed_;      ///< SIMD level: one streamed pass per level
   std::optional<AdmScorer> scorer_;  ///< set once the options are validated
   int stride0_;  ///< samples per level-0 band row: ceil(width / 2)
   int stride1_;  ///< samples per band row at levels 1-3: ceil(stride0_ / 2)

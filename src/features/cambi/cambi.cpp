@@ -274,7 +274,7 @@ const bool kRegistered = register_extractor({
     "cambi",
     cambi_options(),
     {"Cambi_feature_cambi_score"},
-    [](const ParsedOptions& opts) -> std::unique_ptr<FeatureExtractor> {
+    [](const ParsedOptions& opts, simd::Level) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<CambiExtractor>(CambiOptions(opts));
     },
 });

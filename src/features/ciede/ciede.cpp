@@ -242,7 +242,7 @@ const bool kRegistered = register_extractor({
     .name = "ciede",
     .options = {},
     .provided_features = {"ciede2000"},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<Ciede>(o);
     },
 });

@@ -190,7 +190,7 @@ const bool kRegistered = register_extractor({
     .name = kName,
     .options = adm_options(),
     .provided_features = {std::begin(kProvided), std::end(kProvided)},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<FloatAdm>(o);
     },
 });

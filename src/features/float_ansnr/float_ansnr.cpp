@@ -66,15 +66,16 @@ const Filters& filters() {
 // ansnr's border rule: -i before the start, 2n-1-i past the end (the edge
 // sample repeats), folded again until inside [0, n) so that frames smaller
 // than the filter stay in bounds (libvmaf reads outside them).
-using ansnr::filter2d;
 using ansnr::mirror;
 
 /// float_ansnr: emits float_ansnr and float_anpsnr per frame. Any size
 /// >= 1x1, 8/10/12/16 bits. Buffers (4 float planes) are allocated in init().
 class FloatAnsnr final : public FeatureExtractor {
  public:
-  explicit FloatAnsnr(const ParsedOptions& opts)
+  FloatAnsnr(const ParsedOptions& opts, simd::Level level)
       : opts_(opts),
+        level_(level),
+        dsp_(ansnr::ansnr_dsp(level)),
         ansnr_name_(opts.feature_name("float_ansnr")),
         anpsnr_name_(opts.feature_name("float_anpsnr")) {}
 
@@ -104,10 +105,10 @@ class FloatAnsnr final : public FeatureExtractor {
     const int w = format_.width, h = format_.height;
     plane_to_float(reference.plane(0), format_.bit_depth, -128.0f, ref_.data());
     plane_to_float(distorted.plane(0), format_.bit_depth, -128.0f, dis_.data());
-    filter2d(filters().ref, 3, ref_.data(), ref_filtered_.data(), w, h, cols3_.data(),
-             inner_.data(), accum_.data());
-    filter2d(filters().dis, 5, dis_.data(), dis_filtered_.data(), w, h, cols5_.data(),
-             inner_.data(), accum_.data());
+    dsp_.filter2d(filters().ref, 3, ref_.data(), ref_filtered_.data(), w, h, cols3_.data(),
+                  inner_.data(), accum_.data());
+    dsp_.filter2d(filters().dis, 5, dis_.data(), dis_filtered_.data(), w, h, cols5_.data(),
+                  inner_.data(), accum_.data());
 
     // ansnr_mse: per-row float partial sums, added into float totals.
     float signal = 0, noise = 0;
@@ -134,11 +135,13 @@ class FloatAnsnr final : public FeatureExtractor {
   }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
-    return std::make_unique<FloatAnsnr>(opts_);
+    return std::make_unique<FloatAnsnr>(opts_, level_);
   }
 
  private:
   ParsedOptions opts_;
+  simd::Level level_;
+  const ansnr::AnsnrDsp& dsp_;
   std::string ansnr_name_, anpsnr_name_;
   VideoFormat format_{};
   PsnrConstants constants_{};
@@ -150,8 +153,8 @@ const bool kRegistered = register_extractor({
     .name = kExtractor,
     .options = {},
     .provided_features = {"float_ansnr"},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<FloatAnsnr>(o);
+    .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<FloatAnsnr>(o, l);
     },
 });
 

@@ -20,8 +20,9 @@ HWY_BEFORE_NAMESPACE();
 namespace vqe::ansnr::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// `inner` and `accum` (the scalar kernel's scratch) are not used here.
 void Filter2d(const float* kernel, int fwidth, const float* src, float* dst, int w, int h,
-              const int* cols) {
+              const int* cols, float* /*inner*/, float* /*accum*/) {
   const hn::ScalableTag<float> df;
   const int n = static_cast<int>(hn::Lanes(df));
   const int r = fwidth / 2;
@@ -108,14 +109,13 @@ void filter2d_scalar(const float* kernel, int fwidth, const float* src, float* d
   }
 }
 
-HWY_EXPORT(Filter2d);
-
-void filter2d(const float* kernel, int fwidth, const float* src, float* dst, int w, int h,
-              const int* cols, float* inner, float* accum) {
-  if (simd::use_simd() && fwidth <= 5)
-    HWY_DYNAMIC_DISPATCH(Filter2d)(kernel, fwidth, src, dst, w, h, cols);
-  else
-    filter2d_scalar(kernel, fwidth, src, dst, w, h, cols, inner, accum);
+const AnsnrDsp& ansnr_dsp(simd::Level level) {
+  static const simd::LevelTables<AnsnrDsp> tables([](simd::Level l) {
+    AnsnrDsp d{filter2d_scalar};
+    if (l != simd::Level::scalar) d.filter2d = VQE_SIMD_PICK(l, Filter2d);
+    return d;
+  });
+  return tables[level];
 }
 
 }  // namespace vqe::ansnr

@@ -32,7 +32,8 @@ using moment::PlaneSums;
 /// "float_moment"). Any size >= 1x1, 8/10/12/16 bits.
 class FloatMoment final : public FeatureExtractor {
  public:
-  explicit FloatMoment(const ParsedOptions& opts) : opts_(opts) {
+  FloatMoment(const ParsedOptions& opts, simd::Level level)
+      : opts_(opts), level_(level), dsp_(moment::moment_dsp(level)) {
     for (const char* n : {"float_moment_ref1st", "float_moment_dis1st", "float_moment_ref2nd",
                           "float_moment_dis2nd"})
       names_.push_back(opts.feature_name(n));
@@ -60,20 +61,21 @@ class FloatMoment final : public FeatureExtractor {
   }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
-    return std::make_unique<FloatMoment>(opts_);
+    return std::make_unique<FloatMoment>(opts_, level_);
   }
 
  private:
   PlaneSums sums(const Plane& plane) const {
-    // Exact integer sums, SIMD or scalar (float_moment_kernels.h).
+    // Exact integer sums with the job's kernels (float_moment_kernels.h).
     return format_.bit_depth == 8
-               ? moment::plane_sums(plane.row<std::uint8_t>(0), plane.stride, plane.width,
-                                    plane.height)
-               : moment::plane_sums(plane.row<std::uint16_t>(0), plane.stride / 2, plane.width,
-                                    plane.height);
+               ? dsp_.sums8(plane.row<std::uint8_t>(0), plane.stride, plane.width, plane.height)
+               : dsp_.sums16(plane.row<std::uint16_t>(0), plane.stride / 2, plane.width,
+                             plane.height);
   }
 
   ParsedOptions opts_;
+  simd::Level level_;
+  const moment::MomentDsp& dsp_;
   std::vector<std::string> names_;
   VideoFormat format_{};
   double first_divisor_ = 1, second_divisor_ = 1;
@@ -83,8 +85,8 @@ const bool kRegistered = register_extractor({
     .name = kExtractor,
     .options = {},
     .provided_features = {"float_moment"},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<FloatMoment>(o);
+    .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<FloatMoment>(o, l);
     },
 });
 

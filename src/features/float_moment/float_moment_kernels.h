@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "vqe/cpu.h"
+
 namespace vqe::moment {
 
 /// Exact sums of one plane: Σx and Σx² of the integer samples.
@@ -16,14 +18,18 @@ struct PlaneSums {
   std::uint64_t sum_sq = 0;
 };
 
-/// Σx and Σx² over `width` × `height` samples, stride in SAMPLES; any sample
-/// values. Highway SIMD when simd::use_simd(), else plane_sums_scalar
-/// (identical: exact integers).
-PlaneSums plane_sums(const std::uint8_t* data, std::ptrdiff_t stride, int width, int height);
-/// 10/12/16-bit samples.
-PlaneSums plane_sums(const std::uint16_t* data, std::ptrdiff_t stride, int width, int height);
+/// The plane-sum kernels of one CPU level (core/simd.h): Σx and Σx² over
+/// `width` × `height` samples, stride in SAMPLES; any sample values. Every
+/// level returns plane_sums_scalar's result (exact integers).
+struct MomentDsp {
+  PlaneSums (*sums8)(const std::uint8_t* data, std::ptrdiff_t stride, int width, int height);
+  PlaneSums (*sums16)(const std::uint16_t* data, std::ptrdiff_t stride, int width, int height);
+};
 
-/// The scalar references of plane_sums (never SIMD).
+/// The table of `level` (filled once; valid for the process's lifetime).
+const MomentDsp& moment_dsp(simd::Level level);
+
+/// The scalar references (never SIMD).
 PlaneSums plane_sums_scalar(const std::uint8_t* data, std::ptrdiff_t stride, int width,
                             int height);
 PlaneSums plane_sums_scalar(const std::uint16_t* data, std::ptrdiff_t stride, int width,

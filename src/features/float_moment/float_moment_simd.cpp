@@ -13,24 +13,17 @@
 #include <cstdint>
 
 #include "core/simd.h"
+#include "core/simd_sum-inl.h"
 #include "features/float_moment/float_moment_kernels.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vqe::moment::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <class D>
-HWY_INLINE std::uint64_t lane_total(D d, hn::Vec<D> v) {
-  HWY_ALIGN std::uint32_t lanes[hn::MaxLanes(d)];
-  hn::Store(v, d, lanes);
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < hn::Lanes(d); ++i) total += lanes[i];
-  return total;
-}
+using simd::HWY_NAMESPACE::WideningSumOfLanes;
 
 template <typename T>
-void PlaneSumsT(const T* data, std::ptrdiff_t stride, int width, int height, std::uint64_t* sum,
-                std::uint64_t* sum_sq) {
+PlaneSums PlaneSumsT(const T* data, std::ptrdiff_t stride, int width, int height) {
   const hn::ScalableTag<std::uint32_t> du;
   const hn::Rebind<T, decltype(du)> dt;
   const int n = static_cast<int>(hn::Lanes(du));
@@ -53,8 +46,8 @@ void PlaneSumsT(const T* data, std::ptrdiff_t stride, int width, int height, std
         lo = hn::Add(lo, hn::And(v2, low16));
         if (sizeof(T) > 1) hi = hn::Add(hi, hn::ShiftRight<16>(v2));
       }
-      s += lane_total(du, vs);
-      sq += lane_total(du, lo) + (lane_total(du, hi) << 16);
+      s += WideningSumOfLanes(du, vs);
+      sq += WideningSumOfLanes(du, lo) + (WideningSumOfLanes(du, hi) << 16);
     }
     for (; x < width; ++x) {
       const std::uint64_t v = row[x];
@@ -64,17 +57,14 @@ void PlaneSumsT(const T* data, std::ptrdiff_t stride, int width, int height, std
     total += s;
     total_sq += sq;
   }
-  *sum = total;
-  *sum_sq = total_sq;
+  return {total, total_sq};
 }
 
-void PlaneSums8(const std::uint8_t* data, std::ptrdiff_t stride, int width, int height,
-                std::uint64_t* sum, std::uint64_t* sum_sq) {
-  PlaneSumsT(data, stride, width, height, sum, sum_sq);
+PlaneSums PlaneSums8(const std::uint8_t* data, std::ptrdiff_t stride, int width, int height) {
+  return PlaneSumsT(data, stride, width, height);
 }
-void PlaneSums16(const std::uint16_t* data, std::ptrdiff_t stride, int width, int height,
-                 std::uint64_t* sum, std::uint64_t* sum_sq) {
-  PlaneSumsT(data, stride, width, height, sum, sum_sq);
+PlaneSums PlaneSums16(const std::uint16_t* data, std::ptrdiff_t stride, int width, int height) {
+  return PlaneSumsT(data, stride, width, height);
 }
 
 }  // namespace vqe::moment::HWY_NAMESPACE
@@ -104,9 +94,6 @@ PlaneSums sums_reference(const T* data, std::ptrdiff_t stride, int width, int he
 
 }  // namespace
 
-HWY_EXPORT(PlaneSums8);
-HWY_EXPORT(PlaneSums16);
-
 PlaneSums plane_sums_scalar(const std::uint8_t* data, std::ptrdiff_t stride, int width,
                             int height) {
   return sums_reference(data, stride, width, height);
@@ -116,17 +103,16 @@ PlaneSums plane_sums_scalar(const std::uint16_t* data, std::ptrdiff_t stride, in
   return sums_reference(data, stride, width, height);
 }
 
-PlaneSums plane_sums(const std::uint8_t* data, std::ptrdiff_t stride, int width, int height) {
-  if (!simd::use_simd()) return plane_sums_scalar(data, stride, width, height);
-  PlaneSums s;
-  HWY_DYNAMIC_DISPATCH(PlaneSums8)(data, stride, width, height, &s.sum, &s.sum_sq);
-  return s;
-}
-PlaneSums plane_sums(const std::uint16_t* data, std::ptrdiff_t stride, int width, int height) {
-  if (!simd::use_simd()) return plane_sums_scalar(data, stride, width, height);
-  PlaneSums s;
-  HWY_DYNAMIC_DISPATCH(PlaneSums16)(data, stride, width, height, &s.sum, &s.sum_sq);
-  return s;
+const MomentDsp& moment_dsp(simd::Level level) {
+  static const simd::LevelTables<MomentDsp> tables([](simd::Level l) {
+    MomentDsp d{plane_sums_scalar, plane_sums_scalar};
+    if (l != simd::Level::scalar) {
+      d.sums8 = VQE_SIMD_PICK(l, PlaneSums8);
+      d.sums16 = VQE_SIMD_PICK(l, PlaneSums16);
+    }
+    return d;
+  });
+  return tables[level];
 }
 
 }  // namespace vqe::moment

@@ -245,7 +245,7 @@ const bool kRegistered = register_extractor({
     .name = kExtractor,
     .options = float_motion_options(),
     .provided_features = {kMotionName, kMotion2Name, kMotion3Name},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<FloatMotion>(o);
     },
 });

@@ -63,13 +63,15 @@ class FloatMsSsim final : public FeatureExtractor {
     bool enable_db = false;
     bool clip_db = false;
     std::vector<std::string> names;  // emitted names, output order
+    simd::Level level = simd::Level::scalar;  // CPU level of the kernels
   };
 
-  explicit FloatMsSsim(const ParsedOptions& opts) : set_(settings_from(opts)) {}
-  explicit FloatMsSsim(Settings settings) : set_(std::move(settings)) {}
+  explicit FloatMsSsim(Settings settings)
+      : set_(std::move(settings)), dsp_(iqa::iqa_dsp(set_.level)) {}
 
-  static Settings settings_from(const ParsedOptions& opts) {
+  static Settings settings_from(const ParsedOptions& opts, simd::Level level) {
     Settings s;
+    s.level = level;
     s.enable_lcs = opts.get_bool("enable_lcs");
     s.enable_db = opts.get_bool("enable_db");
     s.clip_db = opts.get_bool("clip_db");
@@ -130,9 +132,9 @@ class FloatMsSsim final : public FeatureExtractor {
         std::vector<float>& scratch = decimate_scratch_[slot];
         if (scratch.empty()) scratch.assign(decimate_scratch_size_, 0.0f);  // first use
         const TileRows rows = tile_rows(tile, tiles, heights_[k]);
-        iqa::decimate(ref_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass, kLpfLen,
-                      ref_[k].data(), scratch.data(), rows.begin, rows.end);
-        iqa::decimate(dist_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass,
+        iqa::decimate(dsp_, ref_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass,
+                      kLpfLen, ref_[k].data(), scratch.data(), rows.begin, rows.end);
+        iqa::decimate(dsp_, dist_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass,
                       kLpfLen, dist_[k].data(), scratch.data(), rows.begin, rows.end);
       });
     }
@@ -141,8 +143,8 @@ class FloatMsSsim final : public FeatureExtractor {
     double ms_ssim = 1.0;
     for (int k = 0; k < kScales; ++k) {
       const iqa::SsimMeans m =
-          iqa::ssim_gaussian(ref_[k].data(), dist_[k].data(), widths_[k], heights_[k], workspace_,
-                             tiles_);
+          iqa::ssim_gaussian(dsp_, ref_[k].data(), dist_[k].data(), widths_[k], heights_[k],
+                             workspace_, tiles_);
       ms_ssim *= std::pow(static_cast<double>(m.luminance), static_cast<double>(kAlpha[k])) *
                  std::pow(static_cast<double>(m.contrast), static_cast<double>(kBeta[k])) *
                  std::pow(static_cast<double>(m.structure), static_cast<double>(kGamma[k]));
@@ -174,6 +176,7 @@ class FloatMsSsim final : public FeatureExtractor {
 
  private:
   Settings set_;
+  const iqa::IqaDsp& dsp_;
 
   VideoFormat format_{};
   double max_db_ = 0;
@@ -197,8 +200,8 @@ const bool kRegistered = register_extractor({
                             "with enable_db, cap the dB score at a ceiling set by "
                             "frame size and bit depth")},
     .provided_features = {"float_ms_ssim"},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<FloatMsSsim>(o);
+    .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<FloatMsSsim>(FloatMsSsim::settings_from(o, l));
     },
 });
 

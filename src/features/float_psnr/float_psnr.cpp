@@ -93,7 +93,7 @@ const bool kRegistered = register_extractor({
     .name = kExtractor,
     .options = {},
     .provided_features = {kFeature},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<FloatPsnr>(o);
     },
 });

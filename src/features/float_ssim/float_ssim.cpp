@@ -48,13 +48,15 @@ class FloatSsim final : public FeatureExtractor {
     bool clip_db = false;
     int scale = 0;  // 0 = automatic
     std::vector<std::string> names;  // emitted names, output order
+    simd::Level level = simd::Level::scalar;  // CPU level of the kernels
   };
 
-  explicit FloatSsim(const ParsedOptions& opts) : set_(settings_from(opts)) {}
-  explicit FloatSsim(Settings settings) : set_(std::move(settings)) {}
+  explicit FloatSsim(Settings settings)
+      : set_(std::move(settings)), dsp_(iqa::iqa_dsp(set_.level)) {}
 
-  static Settings settings_from(const ParsedOptions& opts) {
+  static Settings settings_from(const ParsedOptions& opts, simd::Level level) {
     Settings s;
+    s.level = level;
     s.enable_lcs = opts.get_bool("enable_lcs");
     s.enable_db = opts.get_bool("enable_db");
     s.clip_db = opts.get_bool("clip_db");
@@ -127,7 +129,7 @@ class FloatSsim final : public FeatureExtractor {
       plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref_.data());
       plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist_.data());
     }
-    const iqa::SsimMeans m = iqa::ssim_gaussian(r, d, work_w_, work_h_, workspace_, tiles_);
+    const iqa::SsimMeans m = iqa::ssim_gaussian(dsp_, r, d, work_w_, work_h_, workspace_, tiles_);
 
     double score = m.ssim;
     if (set_.enable_db) {
@@ -152,15 +154,16 @@ class FloatSsim final : public FeatureExtractor {
   // Luma of `picture` box-decimated by scale_ into `small` (via `full`, its
   // float image, on the scalar path).
   void downscale(const Picture& picture, std::vector<float>& full, std::vector<float>& small) {
-    if (iqa::decimate_plane(picture.plane(0), picture.bit_depth(), scale_, box_.data(), scale_,
-                            small.data(), decimate_scratch_.data()))
+    if (iqa::decimate_plane(dsp_, picture.plane(0), picture.bit_depth(), scale_, box_.data(),
+                            scale_, small.data(), decimate_scratch_.data()))
       return;
     plane_to_float(picture.plane(0), picture.bit_depth(), 0.0f, full.data());
-    iqa::decimate(full.data(), format_.width, format_.height, scale_, box_.data(), scale_,
+    iqa::decimate(dsp_, full.data(), format_.width, format_.height, scale_, box_.data(), scale_,
                   small.data(), decimate_scratch_.data());
   }
 
   Settings set_;
+  const iqa::IqaDsp& dsp_;
 
   VideoFormat format_{};
   int scale_ = 1;
@@ -198,8 +201,8 @@ const bool kRegistered = register_extractor({
     .name = "float_ssim",
     .options = float_ssim_options(),
     .provided_features = {"float_ssim"},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<FloatSsim>(o);
+    .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<FloatSsim>(FloatSsim::settings_from(o, l));
     },
 });
 

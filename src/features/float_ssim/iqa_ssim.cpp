@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "core/simd.h"
 #include "vqe/error.h"
 
 namespace vqe::iqa {
@@ -70,21 +69,23 @@ void SsimWorkspace::reserve(int width, int height) {
   map_rows_.assign(4 * static_cast<std::size_t>(width - (kGaussianLen - 1)), 0.0);
 }
 
-SsimMeans ssim_gaussian(const float* reference, const float* distorted, int width, int height,
-                        SsimWorkspace& ws, TileRunner* tiles) {
+SsimMeans ssim_gaussian(const IqaDsp& dsp, const float* reference, const float* distorted,
+                        int width, int height, SsimWorkspace& ws, TileRunner* tiles) {
   if (width < kGaussianLen || height < kGaussianLen || width > ws.width_ ||
       height > ws.height_ ||
       static_cast<std::size_t>(width) * height > ws.square_ref_.size())
     throw Error(fmt::format("ssim: image {}x{} does not fit the workspace {}x{} or the {}x{} window",
                             width, height, ws.width_, ws.height_, kGaussianLen, kGaussianLen));
+  return dsp.ssim_gaussian(dsp, reference, distorted, width, height, ws, tiles);
+}
 
+SsimMeans ssim_gaussian_scalar(const IqaDsp& /*dsp*/, const float* reference,
+                               const float* distorted, int width, int height, SsimWorkspace& ws,
+                               TileRunner* /*tiles*/) {
   // Single-precision constants exactly as libvmaf forms them (K*L in float).
   const float c1 = (0.01f * 255) * (0.01f * 255);
   const float c2 = (0.03f * 255) * (0.03f * 255);
   const float c3 = c2 / 2.0f;
-
-  if (simd::use_simd())
-    return ssim_gaussian_simd(reference, distorted, width, height, ws, tiles);
 
   const std::size_t n = static_cast<std::size_t>(width) * height;
   float* sq_ref = ws.square_ref_.data();
@@ -152,6 +153,33 @@ SsimMeans ssim_means(double ssim_sum, double l_sum, double c_sum, double s_sum, 
 void decimate(const float* src, int width, int height, int factor, const float* kernel,
               int kernel_size, float* dst) {
   decimate_rows_scalar(src, width, height, factor, kernel, kernel_size, dst, 0, -1);
+}
+
+void decimate(const IqaDsp& dsp, const float* src, int width, int height, int factor,
+              const float* kernel, int kernel_size, float* dst, float* scratch, int first_row,
+              int end_row) {
+  dsp.decimate(dsp, src, width, height, factor, kernel, kernel_size, dst, scratch, first_row,
+               end_row);
+}
+
+bool decimate_plane(const IqaDsp& dsp, const Plane& plane, int bit_depth, int factor,
+                    const float* kernel, int kernel_size, float* dst, float* scratch) {
+  return dsp.decimate_plane(dsp, plane, bit_depth, factor, kernel, kernel_size, dst, scratch);
+}
+
+IqaDsp iqa_scalar_dsp() {
+  IqaDsp d{};
+  d.ssim_gaussian = ssim_gaussian_scalar;
+  d.decimate = [](const IqaDsp&, const float* src, int width, int height, int factor,
+                  const float* kernel, int kernel_size, float* dst, float*, int first_row,
+                  int end_row) {
+    decimate_rows_scalar(src, width, height, factor, kernel, kernel_size, dst, first_row,
+                         end_row);
+  };
+  d.decimate_plane = [](const IqaDsp&, const Plane&, int, int, const float*, int, float*,
+                        float*) { return false; };
+  d.blur_valid = gaussian_blur_valid_scalar;
+  return d;
 }
 
 void decimate_rows_scalar(const float* src, int width, int height, int factor,

@@ -17,8 +17,10 @@
 /// Images are dense float arrays, row-major, stride = width (in samples).
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
+#include "vqe/cpu.h"
 #include "vqe/picture.h"
 #include "vqe/tiles.h"
 
@@ -47,23 +49,16 @@ struct SsimMeans {
 SsimMeans ssim_means(double ssim_sum, double l_sum, double c_sum, double s_sum, int count);
 
 /// Scratch buffers for ssim_gaussian() on images up to a given size.
-/// Allocate once (in an extractor's init()) and reuse for every frame.
-class SsimWorkspace {
- public:
-  SsimWorkspace() = default;
+/// Allocate once (in an extractor's init()) and reuse for every frame. The
+/// buffers are the kernels' working memory (read and written by the scalar
+/// and SIMD entry points of IqaDsp); callers only reserve().
+struct SsimWorkspace {
   /// Sizes the buffers for images of `width` × `height` samples with
   /// width, height >= kGaussianLen.
   void reserve(int width, int height);
   int width() const { return width_; }
   int height() const { return height_; }
 
- private:
-  friend SsimMeans ssim_gaussian(const float*, const float*, int, int, SsimWorkspace&,
-                                 TileRunner*);
-  friend SsimMeans ssim_gaussian_simd(const float*, const float*, int, int, SsimWorkspace&,
-                                      TileRunner*);
-  friend SsimMeans ssim_gaussian_tiled(const float*, const float*, int, int, SsimWorkspace&,
-                                       TileRunner&, float, float, float);
   int width_ = 0;
   int height_ = 0;
   std::vector<float> square_ref_, square_dist_, cross_;  // width × height
@@ -75,29 +70,27 @@ class SsimWorkspace {
   std::size_t map_chunk_rows_ = 64;
 };
 
+struct IqaDsp;
+
 /// SSIM of two `width` × `height` float images (dense, stride = width) with
-/// libvmaf's default arguments: 11×11 Gaussian window, valid region only.
-/// Requires width, height >= kGaussianLen and a workspace reserved for at
-/// least this size (checked; throws vqe::Error otherwise).
-/// With simd::use_simd() the convolutions and the per-pixel map run in
-/// Highway SIMD (vectorised across pixels, same per-pixel operation order,
-/// no FMA) and the four sums stay sequential in double, so the result is
-/// bit-identical to the scalar path.
+/// libvmaf's default arguments: 11×11 Gaussian window, valid region only,
+/// with the kernels of `dsp`. Requires width, height >= kGaussianLen and a
+/// workspace reserved for at least this size (checked; throws vqe::Error
+/// otherwise). At the SIMD levels the convolutions and the per-pixel map run
+/// in Highway SIMD (vectorised across pixels, same per-pixel operation
+/// order, no FMA) and the four sums stay sequential in double, so the result
+/// is bit-identical to the scalar path.
 /// Source: libvmaf iqa/ssim_tools.c _iqa_ssim (default-argument branch) with
 /// iqa/convolve.c _iqa_convolve (IQA_CONVOLVE_1D).
 ///
-/// `tiles` (SIMD path only; the scalar reference ignores it): with a runner
-/// of width > 1, the products, the blurs' passes and the per-pixel map are
-/// cut into row tiles on its threads, and the map is summed on the calling
-/// thread in the scalar's order (in chunks of rows), so the result is the
-/// same bits. The first tiled call allocates the chunk buffer.
-SsimMeans ssim_gaussian(const float* reference, const float* distorted, int width, int height,
-                        SsimWorkspace& workspace, TileRunner* tiles = nullptr);
-
-/// The SIMD body of ssim_gaussian() (which calls it when simd::use_simd()
-/// after checking the arguments); same contract and result.
-SsimMeans ssim_gaussian_simd(const float* reference, const float* distorted, int width,
-                             int height, SsimWorkspace& workspace, TileRunner* tiles = nullptr);
+/// `tiles` (SIMD levels only; the scalar reference ignores it): with a
+/// runner of width > 1, the products, the blurs' passes and the per-pixel
+/// map are cut into row tiles on its threads, and the map is summed on the
+/// calling thread in the scalar's order (in chunks of rows), so the result
+/// is the same bits. The first tiled call allocates the chunk buffer.
+SsimMeans ssim_gaussian(const IqaDsp& dsp, const float* reference, const float* distorted,
+                        int width, int height, SsimWorkspace& workspace,
+                        TileRunner* tiles = nullptr);
 
 /// Size of an image after decimate(): width / factor + (width & 1), and the
 /// same for height (libvmaf iqa/decimate.c).
@@ -123,37 +116,84 @@ void decimate_rows_scalar(const float* src, int width, int height, int factor,
 /// samples wide: kernel_size rows split into `factor` phases.
 std::size_t decimate_scratch_size(int width, int factor, int kernel_size);
 
-/// decimate() with a caller-provided `scratch` of decimate_scratch_size()
-/// floats (allocate it once, in init()). With simd::use_simd() the interior
-/// pixels are filtered with Highway SIMD across output pixels (same per-pixel
-/// tap order, float products, double sums), the border pixels as the scalar
-/// reference; without it this is the scalar reference. Bit-identical either way.
+/// decimate() with the kernels of `dsp` and a caller-provided `scratch` of
+/// decimate_scratch_size() floats (allocate it once, in init()). At the SIMD
+/// levels the interior pixels are filtered with Highway SIMD across output
+/// pixels (same per-pixel tap order, float products, double sums), the
+/// border pixels as the scalar reference; kernels above 128 taps or 16 rows
+/// and the scalar level run the scalar reference. Bit-identical either way.
 /// Only output rows [first_row, end_row) are written (end_row -1: to the last
 /// row), so that row tiles on several threads (each with its own scratch) can
 /// share one image.
-void decimate(const float* src, int width, int height, int factor, const float* kernel,
-              int kernel_size, float* dst, float* scratch, int first_row = 0,
-              int end_row = -1);
+void decimate(const IqaDsp& dsp, const float* src, int width, int height, int factor,
+              const float* kernel, int kernel_size, float* dst, float* scratch,
+              int first_row = 0, int end_row = -1);
 
 /// decimate() of `plane` read as plane_to_float(plane, bit_depth, 0.0f)
 /// would give it (8-bit samples as they are, others divided by 2^(bpc−8)),
 /// without making that float image: samples are converted exactly as they
 /// are read, so `dst` equals decimate() of the converted image bit for bit.
-/// SIMD only: returns false, doing nothing, when simd::use_simd() is off
-/// (or the kernel is larger than 128 taps / 16 rows); the caller then
+/// SIMD levels only: returns false, doing nothing, at the scalar level (or
+/// when the kernel is larger than 128 taps / 16 rows); the caller then
 /// converts and calls decimate(). `scratch`: decimate_scratch_size() floats
 /// for the plane's width. Bit depths 8, 10, 12, 16.
-bool decimate_plane(const Plane& plane, int bit_depth, int factor, const float* kernel,
-                    int kernel_size, float* dst, float* scratch);
+bool decimate_plane(const IqaDsp& dsp, const Plane& plane, int bit_depth, int factor,
+                    const float* kernel, int kernel_size, float* dst, float* scratch);
 
 /// Valid-region separable Gaussian blur: a `width` × `height` dense image
 /// into a (width−10) × (height−10) dense image; `row_pass` holds
 /// (width−10) × height floats; `dst` may alias `src`. Float products summed
-/// in double per pass, rounded to float (libvmaf iqa/convolve.c). SIMD when
-/// simd::use_simd(), else gaussian_blur_valid_scalar; bit-identical.
-void gaussian_blur_valid(const float* src, int width, int height, float* row_pass, float* dst);
-/// The scalar reference of gaussian_blur_valid.
+/// in double per pass, rounded to float (libvmaf iqa/convolve.c). This is
+/// the scalar reference; IqaDsp::blur_valid is the same at each level.
 void gaussian_blur_valid_scalar(const float* src, int width, int height, float* row_pass,
                                 float* dst);
+
+/// The SSIM kernels of one CPU level (core/simd.h). The entry points have
+/// the contracts of the free functions above (which check arguments and call
+/// them) and take their own table, whose vector kernels the SIMD levels use.
+struct IqaDsp {
+  SsimMeans (*ssim_gaussian)(const IqaDsp& dsp, const float* reference, const float* distorted,
+                             int width, int height, SsimWorkspace& ws, TileRunner* tiles);
+  void (*decimate)(const IqaDsp& dsp, const float* src, int width, int height, int factor,
+                   const float* kernel, int kernel_size, float* dst, float* scratch,
+                   int first_row, int end_row);
+  bool (*decimate_plane)(const IqaDsp& dsp, const Plane& plane, int bit_depth, int factor,
+                         const float* kernel, int kernel_size, float* dst, float* scratch);
+  /// gaussian_blur_valid_scalar's contract.
+  void (*blur_valid)(const float* src, int width, int height, float* row_pass, float* dst);
+
+  // Vector kernels of the SIMD entry points (null at Level::scalar);
+  // iqa_ssim_simd.cpp documents them.
+  void (*blur_rows)(const float* src, int width, int row_begin, int row_end, float* row_pass);
+  void (*blur_columns)(const float* row_pass, int out_w, int row_begin, int row_end,
+                       float* dst);
+  void (*products)(const float* reference, const float* distorted, std::size_t n,
+                   float* sq_ref, float* sq_dist, float* cross);
+  void (*map_row)(const float* mu_ref, const float* mu_dist, const float* sq_ref,
+                  const float* sq_dist, const float* cross, int out_w, float c1, float c2,
+                  float c3, double* lcs, double* l, double* c, double* s);
+  void (*decimate_row_f32)(const float* src, std::ptrdiff_t stride, int width, float inv_scale,
+                           int factor, const float* kernel, int kernel_size, int cy, int x_lo,
+                           int x_hi, float* phases, std::ptrdiff_t phase_len, int* slot_row,
+                           float* dst_row);
+  void (*decimate_row_u8)(const std::uint8_t* src, std::ptrdiff_t stride, int width,
+                          float inv_scale, int factor, const float* kernel, int kernel_size,
+                          int cy, int x_lo, int x_hi, float* phases, std::ptrdiff_t phase_len,
+                          int* slot_row, float* dst_row);
+  void (*decimate_row_u16)(const std::uint16_t* src, std::ptrdiff_t stride, int width,
+                           float inv_scale, int factor, const float* kernel, int kernel_size,
+                           int cy, int x_lo, int x_hi, float* phases, std::ptrdiff_t phase_len,
+                           int* slot_row, float* dst_row);
+};
+
+/// The table of `level` (filled once; valid for the process's lifetime).
+const IqaDsp& iqa_dsp(simd::Level level);
+
+/// IqaDsp at Level::scalar: the scalar entry points, no vector kernels.
+IqaDsp iqa_scalar_dsp();
+/// The scalar reference of ssim_gaussian (IqaDsp::ssim_gaussian at
+/// Level::scalar; `dsp` and `tiles` are unused).
+SsimMeans ssim_gaussian_scalar(const IqaDsp& dsp, const float* reference, const float* distorted,
+                               int width, int height, SsimWorkspace& ws, TileRunner* tiles);
 
 }  // namespace vqe::iqa

@@ -454,20 +454,9 @@ bool simd_decimate_fits(int kernel_size) {
 
 }  // namespace
 
-HWY_EXPORT(BlurValid);
-HWY_EXPORT(BlurRows);
-HWY_EXPORT(BlurColumns);
-HWY_EXPORT(Products);
-HWY_EXPORT(MapRow);
-HWY_EXPORT(DecimateRowInterior);
-HWY_EXPORT(DecimateRowInterior8);
-HWY_EXPORT(DecimateRowInterior16);
-
-void gaussian_blur_valid(const float* src, int width, int height, float* row_pass, float* dst) {
-  if (simd::use_simd())
-    HWY_DYNAMIC_DISPATCH(BlurValid)(src, width, height, row_pass, dst);
-  else
-    gaussian_blur_valid_scalar(src, width, height, row_pass, dst);
+std::size_t decimate_scratch_size(int width, int factor, int kernel_size) {
+  const std::size_t phase_len = static_cast<std::size_t>(width / factor + 1);
+  return static_cast<std::size_t>(kernel_size) * factor * phase_len;
 }
 
 namespace {
@@ -493,15 +482,14 @@ struct MapSums {
   SsimMeans means(int count) const { return ssim_means(ssim, l, c, s, count); }
 };
 
-}  // namespace
 
 // ssim_gaussian_simd with row tiles on `runner` (width > 1): the products,
 // both passes of each blur and the per-pixel map are cut into row tiles;
 // the map is made in chunks of rows that this thread then sums in the
 // scalar's order, so the result is the same bits.
-SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, int width,
-                              int height, SsimWorkspace& ws, TileRunner& runner, float c1,
-                              float c2, float c3) {
+SsimMeans ssim_gaussian_tiled(const IqaDsp& k, const float* reference, const float* distorted,
+                              int width, int height, SsimWorkspace& ws, TileRunner& runner,
+                              float c1, float c2, float c3) {
   float* sq_ref = ws.square_ref_.data();
   float* sq_dist = ws.square_dist_.data();
   float* cross = ws.cross_.data();
@@ -510,7 +498,7 @@ SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, in
   constexpr int kMinRows = 16;
 
   const unsigned in_tiles = runner.tile_count(height, kMinRows, width);
-  const auto products = HWY_DYNAMIC_DISPATCH(Products);
+  const auto products = k.products;
   runner.run(in_tiles, [&](unsigned tile, unsigned) {
     const TileRows rows = tile_rows(tile, in_tiles, height);
     const std::size_t at = static_cast<std::size_t>(rows.begin) * width;
@@ -520,8 +508,8 @@ SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, in
   });
 
   float* row_pass = ws.row_pass_.data();
-  const auto blur_rows = HWY_DYNAMIC_DISPATCH(BlurRows);
-  const auto blur_columns = HWY_DYNAMIC_DISPATCH(BlurColumns);
+  const auto blur_rows = k.blur_rows;
+  const auto blur_columns = k.blur_columns;
   const unsigned out_tiles = runner.tile_count(out_h, kMinRows, out_w);
   const std::pair<const float*, float*> maps[5] = {{reference, ws.mu_ref_.data()},
                                                    {distorted, ws.mu_dist_.data()},
@@ -546,7 +534,7 @@ SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, in
       std::min<std::size_t>(static_cast<std::size_t>(out_h), ws.map_chunk_rows_));
   if (ws.map_chunk_.size() < 4 * static_cast<std::size_t>(chunk_rows) * out_w)
     ws.map_chunk_.assign(4 * static_cast<std::size_t>(chunk_rows) * out_w, 0.0);
-  const auto map_row = HWY_DYNAMIC_DISPATCH(MapRow);
+  const auto map_row = k.map_row;
   const float* mu_ref = ws.mu_ref_.data();
   const float* mu_dist = ws.mu_dist_.data();
   MapSums sums;
@@ -568,24 +556,25 @@ SsimMeans ssim_gaussian_tiled(const float* reference, const float* distorted, in
   return sums.means(out_w * out_h);
 }
 
-SsimMeans ssim_gaussian_simd(const float* reference, const float* distorted, int width,
-                             int height, SsimWorkspace& ws, TileRunner* tiles) {
+// IqaDsp::ssim_gaussian of the SIMD levels (arguments checked by the caller).
+SsimMeans ssim_gaussian_simd(const IqaDsp& k, const float* reference, const float* distorted,
+                             int width, int height, SsimWorkspace& ws, TileRunner* tiles) {
   const float c1 = (0.01f * 255) * (0.01f * 255);
   const float c2 = (0.03f * 255) * (0.03f * 255);
   const float c3 = c2 / 2.0f;
   if (tiles != nullptr && tiles->width() > 1)
-    return ssim_gaussian_tiled(reference, distorted, width, height, ws, *tiles, c1, c2, c3);
+    return ssim_gaussian_tiled(k, reference, distorted, width, height, ws, *tiles, c1, c2, c3);
 
   const std::size_t n = static_cast<std::size_t>(width) * height;
   float* sq_ref = ws.square_ref_.data();
   float* sq_dist = ws.square_dist_.data();
   float* cross = ws.cross_.data();
-  HWY_DYNAMIC_DISPATCH(Products)(reference, distorted, n, sq_ref, sq_dist, cross);
+  k.products(reference, distorted, n, sq_ref, sq_dist, cross);
 
   float* mu_ref = ws.mu_ref_.data();
   float* mu_dist = ws.mu_dist_.data();
   float* row_pass = ws.row_pass_.data();
-  const auto blur = HWY_DYNAMIC_DISPATCH(BlurValid);
+  const auto blur = k.blur_valid;
   blur(reference, width, height, row_pass, mu_ref);
   blur(distorted, width, height, row_pass, mu_dist);
   // The second-moment maps are blurred in place into their first valid-size entries.
@@ -599,7 +588,7 @@ SsimMeans ssim_gaussian_simd(const float* reference, const float* distorted, int
   double* l = lcs + out_w;
   double* c = l + out_w;
   double* s = c + out_w;
-  const auto map_row = HWY_DYNAMIC_DISPATCH(MapRow);
+  const auto map_row = k.map_row;
   MapSums sums;
   for (int y = 0; y < out_h; ++y) {
     const std::size_t o = static_cast<std::size_t>(y) * out_w;
@@ -610,36 +599,54 @@ SsimMeans ssim_gaussian_simd(const float* reference, const float* distorted, int
   return sums.means(out_w * out_h);
 }
 
-std::size_t decimate_scratch_size(int width, int factor, int kernel_size) {
-  const std::size_t phase_len = static_cast<std::size_t>(width / factor + 1);
-  return static_cast<std::size_t>(kernel_size) * factor * phase_len;
-}
-
-void decimate(const float* src, int width, int height, int factor, const float* kernel,
-              int kernel_size, float* dst, float* scratch, int first_row, int end_row) {
-  if (!simd::use_simd() || !simd_decimate_fits(kernel_size)) {
+// IqaDsp::decimate of the SIMD levels.
+void decimate_simd_entry(const IqaDsp& k, const float* src, int width, int height, int factor,
+                         const float* kernel, int kernel_size, float* dst, float* scratch,
+                         int first_row, int end_row) {
+  if (!simd_decimate_fits(kernel_size)) {
     decimate_rows_scalar(src, width, height, factor, kernel, kernel_size, dst, first_row,
                          end_row);
     return;
   }
   decimate_simd(src, width, 1.0f, width, height, factor, kernel, kernel_size, dst, scratch,
-                HWY_DYNAMIC_DISPATCH(DecimateRowInterior), first_row, end_row);
+                k.decimate_row_f32, first_row, end_row);
 }
 
-bool decimate_plane(const Plane& plane, int bit_depth, int factor, const float* kernel,
-                    int kernel_size, float* dst, float* scratch) {
-  if (!simd::use_simd() || !simd_decimate_fits(kernel_size)) return false;
+// IqaDsp::decimate_plane of the SIMD levels.
+bool decimate_plane_simd(const IqaDsp& k, const Plane& plane, int bit_depth, int factor,
+                         const float* kernel, int kernel_size, float* dst, float* scratch) {
+  if (!simd_decimate_fits(kernel_size)) return false;
   if (bit_depth == 8) {
     decimate_simd(plane.row<std::uint8_t>(0), plane.stride, 1.0f, plane.width, plane.height,
-                  factor, kernel, kernel_size, dst, scratch,
-                  HWY_DYNAMIC_DISPATCH(DecimateRowInterior8));
+                  factor, kernel, kernel_size, dst, scratch, k.decimate_row_u8);
   } else {
     const float inv_scale = 1.0f / static_cast<float>(1 << (bit_depth - 8));  // exact 2^-k
     decimate_simd(plane.row<std::uint16_t>(0), plane.stride / 2, inv_scale, plane.width,
-                  plane.height, factor, kernel, kernel_size, dst, scratch,
-                  HWY_DYNAMIC_DISPATCH(DecimateRowInterior16));
+                  plane.height, factor, kernel, kernel_size, dst, scratch, k.decimate_row_u16);
   }
   return true;
+}
+
+}  // namespace
+
+const IqaDsp& iqa_dsp(simd::Level level) {
+  static const simd::LevelTables<IqaDsp> tables([](simd::Level l) {
+    IqaDsp d = iqa_scalar_dsp();
+    if (l == simd::Level::scalar) return d;
+    d.ssim_gaussian = ssim_gaussian_simd;
+    d.decimate = decimate_simd_entry;
+    d.decimate_plane = decimate_plane_simd;
+    d.blur_valid = VQE_SIMD_PICK(l, BlurValid);
+    d.blur_rows = VQE_SIMD_PICK(l, BlurRows);
+    d.blur_columns = VQE_SIMD_PICK(l, BlurColumns);
+    d.products = VQE_SIMD_PICK(l, Products);
+    d.map_row = VQE_SIMD_PICK(l, MapRow);
+    d.decimate_row_f32 = VQE_SIMD_PICK(l, DecimateRowInterior);
+    d.decimate_row_u8 = VQE_SIMD_PICK(l, DecimateRowInterior8);
+    d.decimate_row_u16 = VQE_SIMD_PICK(l, DecimateRowInterior16);
+    return d;
+  });
+  return tables[level];
 }
 
 }  // namespace vqe::iqa

@@ -181,7 +181,7 @@ const bool kRegistered = register_extractor({
     .name = kName,
     .options = vif_options(),
     .provided_features = {std::begin(kProvided), std::end(kProvided)},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<FloatVif>(o);
     },
 });

@@ -77,8 +77,10 @@ std::vector<OptionSpec> motion_options() {
 /// the frame; VQE folds the mirror until it is inside, see motion_kernels.h).
 class IntegerMotion final : public FeatureExtractor {
  public:
-  explicit IntegerMotion(const ParsedOptions& opts)
+  IntegerMotion(const ParsedOptions& opts, simd::Level level)
       : opts_(opts),
+        level_(level),
+        dsp_(motion::motion_dsp(level)),
         force_zero_(opts.get_bool("motion_force_zero")),
         debug_(opts.get_bool("debug")),
         legacy_(opts.get_bool("motion_legacy")),
@@ -131,8 +133,8 @@ class IntegerMotion final : public FeatureExtractor {
         blur_current(reference, index);
         if (compare) {
           const std::uint64_t sad =
-              motion::legacy_sad(blurred(index - step), blurred(index), frame_stride_,
-                                 format_.width, format_.height);
+              dsp_.legacy_sad(blurred(index - step), blurred(index), frame_stride_,
+                              format_.width, format_.height);
           score = scorer_.frame_score(sad, format_.width, format_.height);
         }
       }
@@ -158,7 +160,7 @@ class IntegerMotion final : public FeatureExtractor {
   bool temporal() const override { return true; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
-    return std::make_unique<IntegerMotion>(opts_);
+    return std::make_unique<IntegerMotion>(opts_, level_);
   }
 
  private:
@@ -182,10 +184,12 @@ class IntegerMotion final : public FeatureExtractor {
   template <typename T>
   std::uint64_t sad_against(const Picture& current, unsigned previous_index) {
     const Plane& y = current.plane(0);
-    return motion::frame_difference_sad<T>(
-        luma_slot<T>(previous_index), frame_stride_, y.row<T>(0),
-        static_cast<std::ptrdiff_t>(y.stride / sizeof(T)), format_.width, format_.height,
-        format_.bit_depth, diff_row_.data());
+    if constexpr (sizeof(T) == 1)
+      return dsp_.sad8(luma_slot<T>(previous_index), frame_stride_, y.row<T>(0), y.stride,
+                       format_.width, format_.height, format_.bit_depth, diff_row_.data());
+    else
+      return dsp_.sad16(luma_slot<T>(previous_index), frame_stride_, y.row<T>(0), y.stride / 2,
+                        format_.width, format_.height, format_.bit_depth, diff_row_.data());
   }
 
   const std::uint16_t* blurred(unsigned index) const {
@@ -196,14 +200,16 @@ class IntegerMotion final : public FeatureExtractor {
     const Plane& y = picture.plane(0);
     std::uint16_t* dst = blur_.data() + (index % 3) * plane_samples();
     if (format_.bit_depth == 8)
-      motion::legacy_blur(y.row<std::uint8_t>(0), y.stride, dst, frame_stride_, format_.width,
-                          format_.height, 8, blur_row_.data());
+      dsp_.legacy_blur8(y.row<std::uint8_t>(0), y.stride, dst, frame_stride_, format_.width,
+                        format_.height, 8, blur_row_.data());
     else
-      motion::legacy_blur(y.row<std::uint16_t>(0), y.stride / 2, dst, frame_stride_,
-                          format_.width, format_.height, format_.bit_depth, blur_row_.data());
+      dsp_.legacy_blur16(y.row<std::uint16_t>(0), y.stride / 2, dst, frame_stride_,
+                         format_.width, format_.height, format_.bit_depth, blur_row_.data());
   }
 
   ParsedOptions opts_;
+  simd::Level level_;
+  const motion::MotionDsp& dsp_;
   bool force_zero_;
   bool debug_, legacy_;
   std::string sad_name_, motion_name_, motion2_name_, motion3_name_;
@@ -222,8 +228,8 @@ const bool kRegistered = register_extractor({
     .name = kExtractor,
     .options = motion_options(),
     .provided_features = {kSadName, kMotionName, kMotion2Name, kMotion3Name},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<IntegerMotion>(o);
+    .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<IntegerMotion>(o, l);
     },
 });
 

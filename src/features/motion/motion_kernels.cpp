@@ -7,8 +7,6 @@
 
 #include <cstdlib>
 
-#include "core/simd.h"
-#include "features/motion/motion_simd.h"
 
 namespace vqe::motion {
 
@@ -149,41 +147,6 @@ std::uint64_t legacy_sad_scalar(const std::uint16_t* a, const std::uint16_t* b,
   }
   return sad;
 }
-
-template <typename T>
-std::uint64_t frame_difference_sad(const T* prev, std::ptrdiff_t prev_stride, const T* cur,
-                                   std::ptrdiff_t cur_stride, int width, int height, int bpc,
-                                   std::int32_t* row) {
-  if (simd::use_simd())
-    return frame_difference_sad_simd(prev, prev_stride, cur, cur_stride, width, height, bpc, row);
-  return frame_difference_sad_scalar(prev, prev_stride, cur, cur_stride, width, height, bpc, row);
-}
-
-template <typename T>
-void legacy_blur(const T* src, std::ptrdiff_t src_stride, std::uint16_t* dst,
-                 std::ptrdiff_t dst_stride, int width, int height, int bpc, std::uint16_t* row) {
-  if (simd::use_simd())
-    legacy_blur_simd(src, src_stride, dst, dst_stride, width, height, bpc, row);
-  else
-    legacy_blur_scalar(src, src_stride, dst, dst_stride, width, height, bpc, row);
-}
-
-std::uint64_t legacy_sad(const std::uint16_t* a, const std::uint16_t* b, std::ptrdiff_t stride,
-                         int width, int height) {
-  if (simd::use_simd()) return legacy_sad_simd(a, b, stride, width, height);
-  return legacy_sad_scalar(a, b, stride, width, height);
-}
-
-template std::uint64_t frame_difference_sad<std::uint8_t>(const std::uint8_t*, std::ptrdiff_t,
-                                                          const std::uint8_t*, std::ptrdiff_t,
-                                                          int, int, int, std::int32_t*);
-template std::uint64_t frame_difference_sad<std::uint16_t>(const std::uint16_t*, std::ptrdiff_t,
-                                                           const std::uint16_t*, std::ptrdiff_t,
-                                                           int, int, int, std::int32_t*);
-template void legacy_blur<std::uint8_t>(const std::uint8_t*, std::ptrdiff_t, std::uint16_t*,
-                                        std::ptrdiff_t, int, int, int, std::uint16_t*);
-template void legacy_blur<std::uint16_t>(const std::uint16_t*, std::ptrdiff_t, std::uint16_t*,
-                                         std::ptrdiff_t, int, int, int, std::uint16_t*);
 
 template std::uint64_t frame_difference_sad_scalar<std::uint8_t>(
     const std::uint8_t*, std::ptrdiff_t, const std::uint8_t*, std::ptrdiff_t, int, int, int,

@@ -23,9 +23,9 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "core/simd.h"
 #include "core/simd_sum-inl.h"
 #include "features/motion/motion_kernels.h"
-#include "features/motion/motion_simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vqe::motion::HWY_NAMESPACE {
@@ -258,41 +258,21 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace vqe::motion {
 
-HWY_EXPORT(FrameDifferenceSad8);
-HWY_EXPORT(FrameDifferenceSad16);
-HWY_EXPORT(LegacyBlur8);
-HWY_EXPORT(LegacyBlur16);
-HWY_EXPORT(LegacySad);
-
-std::uint64_t frame_difference_sad_simd(const std::uint8_t* prev, std::ptrdiff_t prev_stride,
-                                        const std::uint8_t* cur, std::ptrdiff_t cur_stride,
-                                        int width, int height, int bpc, std::int32_t* row) {
-  return HWY_DYNAMIC_DISPATCH(FrameDifferenceSad8)(prev, prev_stride, cur, cur_stride, width,
-                                                   height, bpc, row);
-}
-
-std::uint64_t frame_difference_sad_simd(const std::uint16_t* prev, std::ptrdiff_t prev_stride,
-                                        const std::uint16_t* cur, std::ptrdiff_t cur_stride,
-                                        int width, int height, int bpc, std::int32_t* row) {
-  return HWY_DYNAMIC_DISPATCH(FrameDifferenceSad16)(prev, prev_stride, cur, cur_stride, width,
-                                                    height, bpc, row);
-}
-
-void legacy_blur_simd(const std::uint8_t* src, std::ptrdiff_t src_stride, std::uint16_t* dst,
-                      std::ptrdiff_t dst_stride, int width, int height, int bpc,
-                      std::uint16_t* row) {
-  HWY_DYNAMIC_DISPATCH(LegacyBlur8)(src, src_stride, dst, dst_stride, width, height, bpc, row);
-}
-
-void legacy_blur_simd(const std::uint16_t* src, std::ptrdiff_t src_stride, std::uint16_t* dst,
-                      std::ptrdiff_t dst_stride, int width, int height, int bpc,
-                      std::uint16_t* row) {
-  HWY_DYNAMIC_DISPATCH(LegacyBlur16)(src, src_stride, dst, dst_stride, width, height, bpc, row);
-}
-
-std::uint64_t legacy_sad_simd(const std::uint16_t* a, const std::uint16_t* b,
-                              std::ptrdiff_t stride, int width, int height) {
-  return HWY_DYNAMIC_DISPATCH(LegacySad)(a, b, stride, width, height);
+const MotionDsp& motion_dsp(simd::Level level) {
+  static const simd::LevelTables<MotionDsp> tables([](simd::Level l) {
+    MotionDsp d{frame_difference_sad_scalar<std::uint8_t>, frame_difference_sad_scalar<std::uint16_t>,
+                legacy_blur_scalar<std::uint8_t>, legacy_blur_scalar<std::uint16_t>,
+                legacy_sad_scalar};
+    if (l != simd::Level::scalar) {
+      d.sad8 = VQE_SIMD_PICK(l, FrameDifferenceSad8);
+      d.sad16 = VQE_SIMD_PICK(l, FrameDifferenceSad16);
+      d.legacy_blur8 = VQE_SIMD_PICK(l, LegacyBlur8);
+      d.legacy_blur16 = VQE_SIMD_PICK(l, LegacyBlur16);
+      d.legacy_sad = VQE_SIMD_PICK(l, LegacySad);
+    }
+    return d;
+  });
+  return tables[level];
 }
 
 }  // namespace vqe::motion

@@ -13,19 +13,21 @@
 namespace vqe {
 namespace {
 
-/// Σ (ref − dist)² over one plane (width × height samples of T, strides in
-/// bytes). Exact: per-sample squares fit in 32 bits at 16 bits per sample and
-/// the sum is 64-bit. SIMD or scalar per simd::use_simd() (psnr_kernels.h).
-template <typename T>
-std::uint64_t plane_sse(const Plane& ref, const Plane& dist) {
-  return psnr::plane_sse(ref.row<T>(0), ref.stride / static_cast<std::ptrdiff_t>(sizeof(T)),
-                         dist.row<T>(0), dist.stride / static_cast<std::ptrdiff_t>(sizeof(T)),
-                         ref.width, ref.height);
+/// Σ (ref − dist)² over one plane (width × height samples, strides in
+/// bytes), exact, with the job's kernels (psnr_kernels.h).
+std::uint64_t plane_sse(const psnr::PsnrDsp& dsp, int bit_depth, const Plane& ref,
+                        const Plane& dist) {
+  if (bit_depth == 8)
+    return dsp.sse8(ref.row<std::uint8_t>(0), ref.stride, dist.row<std::uint8_t>(0), dist.stride,
+                    ref.width, ref.height);
+  return dsp.sse16(ref.row<std::uint16_t>(0), ref.stride / 2, dist.row<std::uint16_t>(0),
+                   dist.stride / 2, ref.width, ref.height);
 }
 
 class PsnrExtractor final : public FeatureExtractor {
  public:
-  explicit PsnrExtractor(const ParsedOptions& opts) : opts_(opts), scorer_(opts) {}
+  PsnrExtractor(const ParsedOptions& opts, simd::Level level)
+      : opts_(opts), level_(level), dsp_(psnr::psnr_dsp(level)), scorer_(opts) {}
 
   void init(const VideoFormat& format) override {
     format_ = format;
@@ -37,10 +39,7 @@ class PsnrExtractor final : public FeatureExtractor {
   void extract(const Picture& ref, const Picture& dist, unsigned index,
                FeatureCollector& out) override {
     for (int p = 0; p < scorer_.planes(); ++p)
-      scorer_.add(p,
-                  format_.bit_depth == 8 ? plane_sse<std::uint8_t>(ref.plane(p), dist.plane(p))
-                                         : plane_sse<std::uint16_t>(ref.plane(p), dist.plane(p)),
-                  index, out);
+      scorer_.add(p, plane_sse(dsp_, format_.bit_depth, ref.plane(p), dist.plane(p)), index, out);
   }
 
   void flush(FeatureCollector& out) override { scorer_.flush(out); }
@@ -50,13 +49,15 @@ class PsnrExtractor final : public FeatureExtractor {
   bool every_frame() const override { return true; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
-    auto copy = std::make_unique<PsnrExtractor>(opts_);
+    auto copy = std::make_unique<PsnrExtractor>(opts_, level_);
     copy->scorer_.share_totals_with(scorer_);
     return copy;
   }
 
  private:
   ParsedOptions opts_;
+  simd::Level level_;
+  const psnr::PsnrDsp& dsp_;
   psnr::Scorer scorer_;
   VideoFormat format_{};
 };
@@ -78,7 +79,7 @@ const bool kRegistered = register_extractor({
          .feature_param = false, .help = "lowest SSE assumed when capping PSNR"},
     },
     {"psnr_y", "psnr_cb", "psnr_cr"},
-    [](const ParsedOptions& o) { return std::make_unique<PsnrExtractor>(o); },
+    [](const ParsedOptions& o, simd::Level l) { return std::make_unique<PsnrExtractor>(o, l); },
 });
 
 }  // namespace

@@ -14,20 +14,14 @@
 #include <cstdint>
 
 #include "core/simd.h"
+#include "core/simd_sum-inl.h"
 #include "features/psnr/psnr_kernels.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vqe::psnr::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <class D>
-HWY_INLINE std::uint64_t lane_total(D d, hn::Vec<D> v) {
-  HWY_ALIGN std::uint32_t lanes[hn::MaxLanes(d)];
-  hn::Store(v, d, lanes);
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < hn::Lanes(d); ++i) total += lanes[i];
-  return total;
-}
+using simd::HWY_NAMESPACE::WideningSumOfLanes;
 
 template <typename T>
 std::uint64_t PlaneSseT(const T* a, std::ptrdiff_t a_stride, const T* b, std::ptrdiff_t b_stride,
@@ -55,7 +49,7 @@ std::uint64_t PlaneSseT(const T* a, std::ptrdiff_t a_stride, const T* b, std::pt
         lo = hn::Add(lo, hn::And(sq, low16));
         hi = hn::Add(hi, hn::ShiftRight<16>(sq));
       }
-      row += lane_total(du, lo) + (lane_total(du, hi) << 16);
+      row += WideningSumOfLanes(du, lo) + (WideningSumOfLanes(du, hi) << 16);
     }
     for (; x < width; ++x) {
       const std::int64_t e = static_cast<std::int64_t>(ra[x]) - static_cast<std::int64_t>(rb[x]);
@@ -92,7 +86,8 @@ std::uint64_t PlaneSse8(const std::uint8_t* a, std::ptrdiff_t a_stride, const st
                                hn::PromoteTo(d16, hn::LoadU(d8, rb + x)));
         sum0 = hn::ReorderWidenMulAccumulate(d32, e, e, sum0, sum1);
       }
-      row += lane_total(du32, hn::BitCast(du32, sum0)) + lane_total(du32, hn::BitCast(du32, sum1));
+      row += WideningSumOfLanes(du32, hn::BitCast(du32, sum0)) +
+             WideningSumOfLanes(du32, hn::BitCast(du32, sum1));
     }
     for (; x < width; ++x) {
       const std::int64_t e = static_cast<std::int64_t>(ra[x]) - static_cast<std::int64_t>(rb[x]);
@@ -135,9 +130,6 @@ std::uint64_t sse_reference(const T* a, std::ptrdiff_t a_stride, const T* b,
 
 }  // namespace
 
-HWY_EXPORT(PlaneSse8);
-HWY_EXPORT(PlaneSse16);
-
 std::uint64_t plane_sse_scalar(const std::uint8_t* a, std::ptrdiff_t a_stride,
                                const std::uint8_t* b, std::ptrdiff_t b_stride, int width,
                                int height) {
@@ -149,17 +141,16 @@ std::uint64_t plane_sse_scalar(const std::uint16_t* a, std::ptrdiff_t a_stride,
   return sse_reference(a, a_stride, b, b_stride, width, height);
 }
 
-std::uint64_t plane_sse(const std::uint8_t* a, std::ptrdiff_t a_stride, const std::uint8_t* b,
-                        std::ptrdiff_t b_stride, int width, int height) {
-  if (simd::use_simd())
-    return HWY_DYNAMIC_DISPATCH(PlaneSse8)(a, a_stride, b, b_stride, width, height);
-  return plane_sse_scalar(a, a_stride, b, b_stride, width, height);
-}
-std::uint64_t plane_sse(const std::uint16_t* a, std::ptrdiff_t a_stride, const std::uint16_t* b,
-                        std::ptrdiff_t b_stride, int width, int height) {
-  if (simd::use_simd())
-    return HWY_DYNAMIC_DISPATCH(PlaneSse16)(a, a_stride, b, b_stride, width, height);
-  return plane_sse_scalar(a, a_stride, b, b_stride, width, height);
+const PsnrDsp& psnr_dsp(simd::Level level) {
+  static const simd::LevelTables<PsnrDsp> tables([](simd::Level l) {
+    PsnrDsp d{plane_sse_scalar, plane_sse_scalar};
+    if (l != simd::Level::scalar) {
+      d.sse8 = VQE_SIMD_PICK(l, PlaneSse8);
+      d.sse16 = VQE_SIMD_PICK(l, PlaneSse16);
+    }
+    return d;
+  });
+  return tables[level];
 }
 
 }  // namespace vqe::psnr

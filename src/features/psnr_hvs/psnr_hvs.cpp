@@ -368,7 +368,7 @@ const bool kRegistered = register_extractor({
     .name = "psnr_hvs",
     .options = {},
     .provided_features = {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"},
-    .make = [](const ParsedOptions& o) -> std::unique_ptr<FeatureExtractor> {
+    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<PsnrHvs>(o);
     },
 });

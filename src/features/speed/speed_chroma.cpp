@@ -137,7 +137,7 @@ const bool kRegistered = register_extractor({
     "speed_chroma",
     speed_chroma_options(),
     {kFeatureU, kFeatureV, kFeatureUV},
-    [](const ParsedOptions& opts) -> std::unique_ptr<FeatureExtractor> {
+    [](const ParsedOptions& opts, simd::Level) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<SpeedChromaExtractor>(SpeedChromaOptions(opts));
     },
 });

@@ -125,7 +125,7 @@ const bool kRegistered = register_extractor({
     "speed_temporal",
     speed_temporal_options(),
     {kFeature},
-    [](const ParsedOptions& opts) -> std::unique_ptr<FeatureExtractor> {
+    [](const ParsedOptions& opts, simd::Level) -> std::unique_ptr<FeatureExtractor> {
       return std::make_unique<SpeedTemporalExtractor>(SpeedTemporalOptions(opts));
     },
 });

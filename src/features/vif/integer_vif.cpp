@@ -12,7 +12,6 @@
 
 #include <fmt/format.h>
 
-#include "core/simd.h"
 #include "vqe/error.h"
 
 namespace vqe::vif {
@@ -77,8 +76,8 @@ ScaleValue scale_value(const ScaleSums& sums) {
   return out;
 }
 
-IntegerVifKernel::IntegerVifKernel(double enhn_gain_limit, bool skip_scale0)
-    : enhn_gain_limit_(enhn_gain_limit), skip_scale0_(skip_scale0) {}
+IntegerVifKernel::IntegerVifKernel(double enhn_gain_limit, bool skip_scale0, simd::Level level)
+    : enhn_gain_limit_(enhn_gain_limit), skip_scale0_(skip_scale0), dsp_(vif_dsp(level)) {}
 
 void IntegerVifKernel::init(int width, int height, int bit_depth) {
   if (bit_depth != 8 && bit_depth != 10 && bit_depth != 12 && bit_depth != 16)
@@ -340,7 +339,6 @@ VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distort
 
   TileRunner& runner = tiles ? *tiles : serial_tile_runner();
   if (slot_ws_.size() + 1 < runner.width()) slot_ws_.resize(runner.width() - 1);
-  const bool simd = simd::use_simd();
   VifValues v;
   const std::ptrdiff_t sample = bit_depth_ == 8 ? 1 : 2;
   KernelInput in;
@@ -386,19 +384,14 @@ VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distort
       if (stat) {
         part.row_begin = rows.begin;
         part.row_end = rows.end;
-        partial[tile] = simd ? statistic_simd(part, s, bit_depth_, enhn_gain_limit_, *ws)
-                             : statistic_scalar(part, s, bit_depth_, enhn_gain_limit_, *ws);
+        partial[tile] = dsp_.statistic(part, s, bit_depth_, enhn_gain_limit_, *ws);
       }
       if (down) {
         // Output rows whose centre row 2*oi lies in [a, b).
         part.row_begin = (rows.begin + 1) / 2;
         part.row_end = std::min((rows.end + 1) / 2, in.height / 2);
-        if (part.row_begin < part.row_end) {
-          if (simd)
-            subsample_simd(part, s, bit_depth_, *ws, next->ref.data(), next->dis.data());
-          else
-            subsample_scalar(part, s, bit_depth_, *ws, next->ref.data(), next->dis.data());
-        }
+        if (part.row_begin < part.row_end)
+          dsp_.subsample(part, s, bit_depth_, *ws, next->ref.data(), next->dis.data());
       }
     });
     if (stat) {

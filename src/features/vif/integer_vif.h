@@ -25,6 +25,7 @@
 #include <memory>
 #include <vector>
 
+#include "vqe/cpu.h"
 #include "vqe/picture.h"
 #include "vqe/tiles.h"
 
@@ -168,10 +169,6 @@ class Workspace {
 /// in.width. Scalar reference.
 ScaleSums statistic_scalar(const KernelInput& in, int scale, int bit_depth, double gain_limit,
                            Workspace& ws);
-/// Same result as statistic_scalar, with Highway SIMD (vif_simd.cpp); the
-/// target follows simd::set_level().
-ScaleSums statistic_simd(const KernelInput& in, int scale, int bit_depth, double gain_limit,
-                         Workspace& ws);
 
 /// Blurs scale `scale` (0..2) of `in` with scale + 1's filter and keeps the
 /// even rows and columns (libvmaf subsample_rd_8/16 + decimation), writing
@@ -179,20 +176,28 @@ ScaleSums statistic_simd(const KernelInput& in, int scale, int bit_depth, double
 /// Scalar reference.
 void subsample_scalar(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
                       std::uint16_t* out_ref, std::uint16_t* out_dis);
-/// Same result as subsample_scalar, with Highway SIMD.
-void subsample_simd(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+/// VIF's kernels for one CPU level (core/simd.h): `statistic` and
+/// `subsample` have the contracts of statistic_scalar and subsample_scalar
+/// and return their results at every level (Highway SIMD in vif_simd.cpp).
+struct VifDsp {
+  ScaleSums (*statistic)(const KernelInput& in, int scale, int bit_depth, double gain_limit,
+                         Workspace& ws);
+  void (*subsample)(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
                     std::uint16_t* out_ref, std::uint16_t* out_dis);
+};
+
+/// The table of `level` (filled once; valid for the process's lifetime).
+const VifDsp& vif_dsp(simd::Level level);
 
 /// Computes integer VIF for luma planes of one fixed size and bit depth.
 /// Holds every working buffer, allocated in init(); compute() allocates
-/// nothing. One instance per thread. Uses the SIMD kernels when
-/// simd::use_simd(), with identical results.
+/// nothing. One instance per thread. Every CPU level gives identical results.
 class IntegerVifKernel {
  public:
   /// `enhn_gain_limit`: cap on the gain g = sigma12 / sigma1_sq (>= 1;
   /// libvmaf default 100). `skip_scale0`: do not compute scale 0 (its value
-  /// is left at num = den = 0).
-  IntegerVifKernel(double enhn_gain_limit, bool skip_scale0);
+  /// is left at num = den = 0). `level`: the CPU level of the kernels.
+  IntegerVifKernel(double enhn_gain_limit, bool skip_scale0, simd::Level level);
 
   /// Prepares buffers for `width` x `height` luma samples at `bit_depth`
   /// (8, 10, 12 or 16). Throws vqe::Error (naming extractor "vif") if the
@@ -223,6 +228,7 @@ class IntegerVifKernel {
 
   double enhn_gain_limit_;
   bool skip_scale0_;
+  const VifDsp& dsp_;
   int width_ = 0;
   int height_ = 0;
   int bit_depth_ = 0;

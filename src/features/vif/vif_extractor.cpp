@@ -86,11 +86,13 @@ class VifExtractor final : public FeatureExtractor {
     bool debug = false;
     bool skip_scale0 = false;
     double gain_limit = 100.0;
+    simd::Level level = simd::Level::scalar;  // CPU level of the kernels
     std::vector<std::string> names;  // emitted names, kProvided order
   };
 
-  static Config make_config(const ParsedOptions& opts) {
+  static Config make_config(const ParsedOptions& opts, simd::Level level) {
     Config c;
+    c.level = level;
     c.debug = opts.get_bool("debug");
     c.skip_scale0 = opts.get_bool("vif_skip_scale0");
     c.gain_limit = opts.get_double("vif_enhn_gain_limit");
@@ -99,7 +101,7 @@ class VifExtractor final : public FeatureExtractor {
   }
 
   explicit VifExtractor(Config config)
-      : cfg_(std::move(config)), kernel_(cfg_.gain_limit, cfg_.skip_scale0) {}
+      : cfg_(std::move(config)), kernel_(cfg_.gain_limit, cfg_.skip_scale0, cfg_.level) {}
 
   void init(const VideoFormat& format) override {
     validate_format(format, "vif");
@@ -161,8 +163,8 @@ class VifExtractor final : public FeatureExtractor {
 
 const bool kRegistered = register_extractor(ExtractorInfo{
     "vif", vif_options(), kProvided,
-    [](const ParsedOptions& opts) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<VifExtractor>(VifExtractor::make_config(opts));
+    [](const ParsedOptions& opts, simd::Level level) -> std::unique_ptr<FeatureExtractor> {
+      return std::make_unique<VifExtractor>(VifExtractor::make_config(opts, level));
     }});
 
 }  // namespace

@@ -48,6 +48,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/simd.h"
 #include "core/simd_sum-inl.h"
 #include "features/vif/integer_vif.h"
 
@@ -96,8 +97,8 @@ namespace vqe::vif::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
-// Targets without real vectors are never chosen by simd::set_level(); they
-// forward to the scalar reference so that the dispatch table is complete.
+// Targets without real vectors are never chosen for a CPU level; they
+// forward to the scalar reference so that every target compiles.
 ScaleSums Statistic8(const std::uint8_t* ref, std::ptrdiff_t ref_stride, const std::uint8_t* dis,
                      std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
                      double gain_limit, Workspace* ws, int row_begin, int row_end) {
@@ -1096,44 +1097,49 @@ void Subsample16(const std::uint16_t* ref, std::ptrdiff_t ref_stride, const std:
 
 #endif  // HWY_TARGET
 
+// The table entries (VifDsp): one scale's statistic and subsampling on a
+// KernelInput, for this target.
+ScaleSums StatisticRows(const KernelInput& in, int scale, int bit_depth, double gain_limit,
+                        Workspace& ws) {
+  const int end = in.row_end < 0 ? in.height : in.row_end;
+  if (in.eight_bit)
+    return Statistic8(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
+                      static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width,
+                      in.height, scale, bit_depth, gain_limit, &ws, in.row_begin, end);
+  return Statistic16(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
+                     static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width,
+                     in.height, scale, bit_depth, gain_limit, &ws, in.row_begin, end);
+}
+
+void SubsampleRows(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+                   std::uint16_t* out_ref, std::uint16_t* out_dis) {
+  const int end = in.row_end < 0 ? in.height / 2 : in.row_end;
+  if (in.eight_bit)
+    Subsample8(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
+               static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width, in.height,
+               scale, bit_depth, &ws, out_ref, out_dis, in.row_begin, end);
+  else
+    Subsample16(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
+                static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width, in.height,
+                scale, bit_depth, &ws, out_ref, out_dis, in.row_begin, end);
+}
+
 }  // namespace vqe::vif::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace vqe::vif {
 
-HWY_EXPORT(Statistic8);
-HWY_EXPORT(Statistic16);
-HWY_EXPORT(Subsample8);
-HWY_EXPORT(Subsample16);
-
-ScaleSums statistic_simd(const KernelInput& in, int scale, int bit_depth, double gain_limit,
-                         Workspace& ws) {
-  const int end = in.row_end < 0 ? in.height : in.row_end;
-  if (in.eight_bit)
-    return HWY_DYNAMIC_DISPATCH(Statistic8)(
-        static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
-        static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width, in.height, scale,
-        bit_depth, gain_limit, &ws, in.row_begin, end);
-  return HWY_DYNAMIC_DISPATCH(Statistic16)(
-      static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
-      static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width, in.height, scale,
-      bit_depth, gain_limit, &ws, in.row_begin, end);
-}
-
-void subsample_simd(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
-                    std::uint16_t* out_ref, std::uint16_t* out_dis) {
-  const int end = in.row_end < 0 ? in.height / 2 : in.row_end;
-  if (in.eight_bit)
-    HWY_DYNAMIC_DISPATCH(Subsample8)(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
-                                     static_cast<const std::uint8_t*>(in.dis), in.dis_stride,
-                                     in.width, in.height, scale, bit_depth, &ws, out_ref,
-                                     out_dis, in.row_begin, end);
-  else
-    HWY_DYNAMIC_DISPATCH(Subsample16)(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
-                                      static_cast<const std::uint16_t*>(in.dis), in.dis_stride,
-                                      in.width, in.height, scale, bit_depth, &ws, out_ref,
-                                      out_dis, in.row_begin, end);
+const VifDsp& vif_dsp(simd::Level level) {
+  static const simd::LevelTables<VifDsp> tables([](simd::Level l) {
+    VifDsp d{statistic_scalar, subsample_scalar};
+    if (l != simd::Level::scalar) {
+      d.statistic = VQE_SIMD_PICK(l, StatisticRows);
+      d.subsample = VQE_SIMD_PICK(l, SubsampleRows);
+    }
+    return d;
+  });
+  return tables[level];
 }
 
 }  // namespace vqe::vif
