@@ -19,7 +19,7 @@
 
 #include "core/simd.h"
 #include "features/adm/adm_kernels.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 #include "vqe/picture.h"
 
 namespace {

@@ -17,7 +17,7 @@
 
 #include "core/float_plane.h"
 #include "core/simd.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe::benchsmall {
 

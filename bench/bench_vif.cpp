@@ -15,7 +15,7 @@
 
 #include "core/simd.h"
 #include "features/vif/integer_vif.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 #include "vqe/picture.h"
 
 namespace {

@@ -21,7 +21,7 @@
 #include "features/adm/integer_adm.h"
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 

@@ -11,7 +11,7 @@
 #include "output/output.h"
 #include "vqe/error.h"
 #include "vqe/feature_collector.h"
-#include "vqe/options.h"
+#include "core/options.h"
 
 namespace vqe {
 namespace {

@@ -22,7 +22,7 @@
 #include "features/float_adm/rcp_model.h"
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include "features/float_motion/float_motion_kernels.h"
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {

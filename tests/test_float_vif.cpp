@@ -14,7 +14,7 @@
 #include "features/float_vif/vif_kernels.h"
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace {
 

@@ -11,17 +11,12 @@
 #include "io/video_reader.h"
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // A Y4M file of `frames` frames whose samples follow a simple pattern.
 std::string make_y4m(const std::string& header, const VideoFormat& f, int frames) {

@@ -24,7 +24,7 @@
 #include "model/svm_regressor.h"
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 #include "vqe/model.h"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 

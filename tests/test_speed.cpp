@@ -13,7 +13,7 @@
 #include "features/speed/speed_core.h"
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {

@@ -21,7 +21,7 @@
 #include "io/video_reader.h"
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 // Defined in test_ssim_helpers.cpp.

@@ -9,7 +9,7 @@
 
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe::test {
 namespace {

@@ -19,7 +19,7 @@
 #include "core/work_scheduler.h"
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe::test {
 namespace {

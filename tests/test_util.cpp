@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe::test {
 

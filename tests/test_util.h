@@ -15,7 +15,7 @@
 
 #include "io/video_reader.h"
 #include "vqe/cpu.h"
-#include "vqe/tiles.h"
+#include "core/tiles.h"
 #include "vqe/vqe.h"
 
 namespace vqe::test {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "vqe/options.h"
+#include "core/options.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -183,32 +183,5 @@ OptionValues parse_option_string(const std::string& text, const std::string& con
   return out;
 }
 
-
-OptionSpec make_option(std::string name, std::string alias, OptionSpec::Type type,
-                       double default_value, double min, double max, bool feature_param,
-                       std::string help, std::string default_string) {
-  OptionSpec o;
-  o.name = std::move(name);
-  o.alias = std::move(alias);
-  o.type = type;
-  o.default_value = default_value;
-  o.min = min;
-  o.max = max;
-  o.default_string = std::move(default_string);
-  o.feature_param = feature_param;
-  o.help = std::move(help);
-  return o;
-}
-
-OptionSpec bool_option(std::string name, std::string alias, bool feature_param, std::string help) {
-  return make_option(std::move(name), std::move(alias), OptionSpec::Type::kBool, 0, 0, 1,
-                     feature_param, std::move(help));
-}
-
-OptionSpec double_option(std::string name, std::string alias, double default_value, double min,
-                         double max, std::string help) {
-  return make_option(std::move(name), std::move(alias), OptionSpec::Type::kDouble, default_value,
-                     min, max, true, std::move(help));
-}
 
 }  // namespace vqe

@@ -18,7 +18,7 @@
 #include "core/work_scheduler.h"
 #include "io/video_reader.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 #include "vqe/vqe.h"
 
 namespace vqe {

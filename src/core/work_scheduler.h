@@ -10,7 +10,7 @@
 #include <mutex>
 #include <vector>
 
-#include "vqe/tiles.h"
+#include "core/tiles.h"
 
 namespace vqe {
 

@@ -20,7 +20,7 @@
 #include "model/model_impl.h"
 #include "model/model_readers.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace model_detail {

@@ -18,7 +18,7 @@
 #include "golden/golden_runs.h"
 #include "test_util.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe::test {
 namespace {

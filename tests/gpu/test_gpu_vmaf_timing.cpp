@@ -12,9 +12,9 @@
 #include <cstring>
 #include <vector>
 
-#include "backend/cuda/adm_cuda.h"
+#include "features/adm/adm_cuda.h"
 #include "backend/cuda/device.h"
-#include "backend/cuda/vif_cuda.h"
+#include "features/vif/vif_cuda.h"
 #include "core/simd.h"
 #include "test_util.h"
 

@@ -18,7 +18,7 @@
 
 #include "core/simd.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe::simdtest {
 

@@ -20,7 +20,7 @@
 #include "core/simd.h"
 #include "features/adm/adm_kernels.h"
 #include "test_util.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "core/simd.h"
 #include "features/psnr/psnr_kernels.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 #include "vqe/error.h"
 
 namespace vqe::simd {

@@ -18,7 +18,7 @@
 #include "core/simd.h"
 #include "features/vif/integer_vif.h"
 #include "test_util.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe::vif {
 namespace {

@@ -19,7 +19,7 @@
 #include "io/video_reader.h"
 #include "output/output.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 #include "vqe/vqe.h"
 
 namespace {

@@ -32,7 +32,7 @@
 #include "backend/cuda/backend.h"
 #include "io/video_reader.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 #include "vqe/model.h"
 
 namespace {

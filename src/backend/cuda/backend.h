@@ -1,46 +1,29 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
-/// @file The CUDA backend as seen from plain C++ (the pipeline, the CLI, the
-/// benchmark): the registry of CUDA extractor twins and GpuJob, which runs a
-/// set of them over a stream of frame pairs. Available in every build; in a
-/// build without CUDA the registry is empty and make_gpu_job() throws.
+/// @file The CUDA backend as seen from plain C++ (the job, the benchmark):
+/// GpuJob, which runs the CUDA compute of a set of extractors over a stream
+/// of frame pairs. Available in every build; in a build without CUDA no
+/// extractor has a CUDA compute and make_gpu_job() throws.
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "vqe/feature_collector.h"
-#include "vqe/feature_extractor.h"
-#include "vqe/options.h"
+#include "core/extractor.h"
+#include "core/options.h"
 #include "vqe/picture.h"
 
 namespace vqe::cuda {
 
-class CudaExtractor;  // backend/cuda/cuda_extractor.cuh (CUDA builds only)
-
-/// Builds a CUDA extractor from options validated against the CPU twin's
-/// OptionSpec table (so emitted names and suffixes are the CPU's).
-using CudaFactory = std::function<std::unique_ptr<CudaExtractor>(const ParsedOptions&)>;
-
-/// Registers the CUDA twin of CPU extractor `name` (called from static
-/// initialisers in .cu files). Returns true, for use as an initialiser.
-bool register_cuda_extractor(const std::string& name, CudaFactory make);
-
-/// True when `name` (a CPU extractor name such as "psnr") has a CUDA twin in
-/// this build.
-bool has_cuda_extractor(const std::string& name);
-
-/// Names of every registered CUDA twin, sorted.
-std::vector<std::string> cuda_extractor_names();
-
-/// The CPU extractor `name` built from already parsed options; CUDA twins use
-/// it to refuse formats with the CPU's exact message and to take its feature
-/// names. Throws vqe::Error for an unknown name.
-std::unique_ptr<FeatureExtractor> make_cpu_twin(const std::string& name,
-                                                const ParsedOptions& options);
+/// True when extractor `name` has a CUDA compute in this build
+/// (ExtractorInfo::make_cuda).
+inline bool has_cuda_extractor(const std::string& name) {
+  const ExtractorInfo* info = find_extractor(name);
+  return info != nullptr && info->make_cuda != nullptr;
+}
 
 /// Runs CUDA extractors of one job on one device. Not thread-safe: call every
 /// method from one thread (the pipeline's reading thread).
@@ -53,13 +36,13 @@ class GpuJob {
  public:
   virtual ~GpuJob() = default;
 
-  /// Adds the CUDA twin of `extractor` with `options` (validated against the
-  /// CPU twin's specs; throws vqe::Error on an unknown option or when no CUDA
-  /// twin exists). Returns a handle for feature_names().
+  /// Adds the CUDA compute of extractor `extractor` with `options` (validated
+  /// against its options; throws vqe::Error on an unknown option or when the
+  /// extractor has no CUDA compute). Returns a handle for feature_names().
   virtual std::size_t add(const std::string& extractor, const OptionValues& options) = 0;
 
   /// Initialises every added extractor for `format` (refusals throw
-  /// vqe::Error with the CPU twin's message) and allocates all device memory,
+  /// vqe::Error with the message of every backend) and allocates all device memory,
   /// pinned staging buffers and streams.
   virtual void init(const VideoFormat& format) = 0;
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
-/// @file The interface of a CUDA extractor (the GPU twin of a CPU extractor
-/// with the same name, options and emitted features). nvcc only.
+/// @file The interface of an extractor's CUDA compute (beside its CPU
+/// compute in the metric's folder, with the same definition: options,
+/// emitted names, refusals, score finalisation). nvcc only.
 
 #include <memory>
 #include <string>
@@ -23,8 +24,8 @@ class CudaExtractor {
  public:
   virtual ~CudaExtractor() = default;
 
-  /// Once, before frame 0. Throws vqe::Error exactly as the CPU twin's
-  /// init() (recommended: call make_cpu_twin(...)->init(format) first).
+  /// Once, before frame 0. Throws vqe::Error exactly as the CPU compute's
+  /// init() (both call the metric's shared definition).
   /// Allocates all device memory from ctx.pool() and pinned host memory from
   /// ctx.pool().host_alloc(); keep `ctx` for enqueue().
   virtual void init(const VideoFormat& format, Context& ctx) = 0;

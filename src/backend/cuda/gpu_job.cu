@@ -16,7 +16,6 @@
 
 namespace vqe::cuda {
 
-const CudaFactory* find_cuda_factory(const std::string& name);  // cuda_registry.cpp
 
 void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
   const char* base = std::strrchr(file, '/');
@@ -280,15 +279,14 @@ class GpuJobImpl final : public GpuJob {
   }
 
   std::size_t add(const std::string& extractor, const OptionValues& options) override {
-    const CudaFactory* make = find_cuda_factory(extractor);
-    if (!make) throw Error(extractor + ": no CUDA implementation");
     const ExtractorInfo* info = find_extractor(extractor);
     if (!info) throw Error("unknown feature '" + extractor + "'");
+    if (!info->make_cuda) throw Error(extractor + ": no CUDA implementation");
     // nvcc does not convert the vector to a span implicitly.
     ParsedOptions parsed(extractor,
                          std::span<const OptionSpec>(info->options.data(), info->options.size()),
                          options);
-    extractors_.push_back((*make)(parsed));
+    extractors_.push_back(info->make_cuda(parsed));
     timer_names_.push_back(extractor + "#" + std::to_string(extractors_.size() - 1));
     return extractors_.size() - 1;
   }

@@ -2,8 +2,10 @@
 #pragma once
 /// @file Exact per-frame sums over one plane pair: a kernel that applies a
 /// per-sample functor accumulating K uint64 values and reduces them with
-/// block_sum_k + sum_partials (reduce.cuh). nvcc only.
+/// block_sum_k + sum_partials (reduce.cuh), and per-slot scratch for it.
+/// nvcc only.
 
+#include <cstddef>
 #include <cstdint>
 
 #include "backend/cuda/reduce.cuh"
@@ -49,5 +51,28 @@ void pair_reduce(const DevicePlane& a, const DevicePlane& b, Op op, unsigned lon
   sum_partials(partials, blocks, K, d_out, stream);
   VQE_CUDA_CHECK(cudaGetLastError());
 }
+
+/// Per-slot device scratch for pair_reduce(): partials and K outputs.
+struct SlotSums {
+  int blocks = 0, k = 0;
+  unsigned long long* partials = nullptr;  // [slot][blocks * k]
+  unsigned long long* out = nullptr;       // [slot][k]
+  unsigned long long* host = nullptr;      // pinned [slot][k]
+
+  void init(Context& ctx, int height, int k_values) {
+    blocks = pair_reduce_blocks(height);
+    k = k_values;
+    partials = ctx.pool().alloc_n<unsigned long long>(static_cast<std::size_t>(Context::kSlots) * blocks * k);
+    out = ctx.pool().alloc_n<unsigned long long>(static_cast<std::size_t>(Context::kSlots) * k);
+    host = ctx.pool().host_alloc_n<unsigned long long>(static_cast<std::size_t>(Context::kSlots) * k);
+  }
+  unsigned long long* partials_of(int slot) const { return partials + static_cast<std::size_t>(slot) * blocks * k; }
+  unsigned long long* out_of(int slot) const { return out + static_cast<std::size_t>(slot) * k; }
+  const unsigned long long* host_of(int slot) const { return host + static_cast<std::size_t>(slot) * k; }
+  void read_back(int slot, int count, cudaStream_t s) const {
+    VQE_CUDA_CHECK(cudaMemcpyAsync(host + static_cast<std::size_t>(slot) * k, out_of(slot),
+                                   count * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+  }
+};
 
 }  // namespace vqe::cuda

@@ -38,7 +38,7 @@
 #include "features/adm/adm_csf.h"
 #include "features/adm/adm_kernels.h"
 #include "vqe/picture.h"
-#include "vqe/tiles.h"
+#include "core/tiles.h"
 
 namespace vqe::adm {
 

@@ -13,7 +13,7 @@
 #include "features/cambi/cambi_core.h"
 #include "features/cambi/luminance.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
@@ -270,14 +270,18 @@ class CambiExtractor final : public FeatureExtractor {
   cambi::HeatmapWriter heatmaps_;
 };
 
-const bool kRegistered = register_extractor({
-    "cambi",
-    cambi_options(),
-    {"Cambi_feature_cambi_score"},
-    [](const ParsedOptions& opts, simd::Level) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<CambiExtractor>(CambiOptions(opts));
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& cambi_extractor() {
+  static const ExtractorInfo info{
+      "cambi",
+      cambi_options(),
+      {"Cambi_feature_cambi_score"},
+      [](const ParsedOptions& opts, simd::Level) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<CambiExtractor>(CambiOptions(opts));
+      },
+  };
+  return info;
+}
+
 }  // namespace vqe

@@ -29,7 +29,7 @@
 #include <fmt/format.h>
 
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
@@ -238,14 +238,18 @@ class Ciede final : public FeatureExtractor {
   std::vector<std::string> names_;
 };
 
-const bool kRegistered = register_extractor({
-    .name = "ciede",
-    .options = {},
-    .provided_features = {"ciede2000"},
-    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<Ciede>(o);
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& ciede_extractor() {
+  static const ExtractorInfo info{
+      .name = "ciede",
+      .options = {},
+      .provided_features = {"ciede2000"},
+      .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<Ciede>(o);
+      },
+  };
+  return info;
+}
+
 }  // namespace vqe

@@ -20,7 +20,7 @@
 #include "features/float_adm/adm_kernels.h"
 #include "core/float_plane.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
@@ -47,52 +47,65 @@ const char* const kProvided[] = {
 
 std::vector<OptionSpec> adm_options() {
   using T = OptionSpec::Type;
-  const double kNoLimit = 1e300;
   std::vector<OptionSpec> o;
   o.push_back(
-      make_option("debug", "", T::kBool, 0, -kNoLimit, kNoLimit, false,
-                  "also emit adm, adm_num, adm_den and each scale's numerator and denominator"));
+      OptionSpec{.name = "debug", .type = T::kBool, .default_value = 0, .feature_param = false,
+                 .help = "also emit adm, adm_num, adm_den and each scale's numerator and denominator"});
   o.push_back(
-      make_option("adm_enhn_gain_limit", "egl", T::kDouble, 100.0, 1.0, 100.0, true,
-                  "cap on the enhancement credited to restored detail (1..100; 1 credits none)"));
-  o.push_back(make_option("adm_norm_view_dist", "nvd", T::kDouble, 3.0, 0.75, 24.0, true,
-                          "viewing distance in multiples of the display height"));
+      OptionSpec{.name = "adm_enhn_gain_limit", .alias = "egl", .type = T::kDouble,
+                 .default_value = 100.0, .min = 1.0, .max = 100.0, .feature_param = true,
+                 .help = "cap on the enhancement credited to restored detail (1..100; 1 credits none)"});
+  o.push_back(OptionSpec{.name = "adm_norm_view_dist", .alias = "nvd", .type = T::kDouble,
+                         .default_value = 3.0, .min = 0.75, .max = 24.0, .feature_param = true,
+                         .help = "viewing distance in multiples of the display height"});
   o.push_back(
-      make_option("adm_noise_weight", "nw", T::kDouble, 0.03125, 0.0, 1500.0, true,
-                  "weight of the noise floor added to each band's pooled masking and denominator"));
-  o.push_back(make_option("adm_csf_scale", "scf", T::kDouble, 1.0, 0.0, 50.0, true,
-                          "multiplier on the Barten CSF for the horizontal and vertical bands "
-                          "(adm_csf_mode=1)"));
-  o.push_back(make_option("adm_csf_diag_scale", "scfd", T::kDouble, 1.0, 0.0, 50.0, true,
-                          "multiplier on the Barten CSF for the diagonal band (adm_csf_mode=1)"));
-  o.push_back(make_option("adm_ref_display_height", "rdf", T::kInt, 1080, 1, 4320, true,
-                          "display height in pixels assumed by the CSF"));
+      OptionSpec{.name = "adm_noise_weight", .alias = "nw", .type = T::kDouble,
+                 .default_value = 0.03125, .min = 0.0, .max = 1500.0, .feature_param = true,
+                 .help = "weight of the noise floor added to each band's pooled masking and denominator"});
+  o.push_back(OptionSpec{.name = "adm_csf_scale", .alias = "scf", .type = T::kDouble,
+                         .default_value = 1.0, .min = 0.0, .max = 50.0, .feature_param = true,
+                         .help = "multiplier on the Barten CSF for the horizontal and vertical bands "
+                         "(adm_csf_mode=1)"});
+  o.push_back(OptionSpec{.name = "adm_csf_diag_scale", .alias = "scfd", .type = T::kDouble,
+                         .default_value = 1.0, .min = 0.0, .max = 50.0, .feature_param = true,
+                         .help = "multiplier on the Barten CSF for the diagonal band (adm_csf_mode=1)"});
+  o.push_back(OptionSpec{.name = "adm_ref_display_height", .alias = "rdf", .type = T::kInt,
+                         .default_value = 1080, .min = 1, .max = 4320, .feature_param = true,
+                         .help = "display height in pixels assumed by the CSF"});
   o.push_back(
-      make_option("adm_csf_mode", "csf", T::kInt, 0, 0, 9, true,
-                  "CSF model: 0 Watson, 1 Barten, 2 ADM's own; 3..9 behave as 0 (as in libvmaf's "
-                  "float ADM)"));
-  o.push_back(make_option("adm_bypass_cm", "bcm", T::kInt, 0, 0, 1, true,
-                          "1: pool the CSF-weighted bands without the masking threshold"));
+      OptionSpec{.name = "adm_csf_mode", .alias = "csf", .type = T::kInt, .default_value = 0,
+                 .min = 0, .max = 9, .feature_param = true,
+                 .help = "CSF model: 0 Watson, 1 Barten, 2 ADM's own; 3..9 behave as 0 (as in libvmaf's "
+                 "float ADM)"});
+  o.push_back(OptionSpec{.name = "adm_bypass_cm", .alias = "bcm", .type = T::kInt,
+                         .default_value = 0, .min = 0, .max = 1, .feature_param = true,
+                         .help = "1: pool the CSF-weighted bands without the masking threshold"});
   o.push_back(
-      make_option("adm_adm3_apply_hm", "aah", T::kBool, 0, -kNoLimit, kNoLimit, true,
-                  "adm3 = harmonic mean of adm2 and aim instead of the adm_dlm_weight blend"));
-  o.push_back(make_option("adm_p_norm", "apn", T::kDouble, 3.0, 1.0, 20.0, true,
-                          "Minkowski exponent used to pool band coefficients"));
-  o.push_back(make_option("adm_dlm_weight", "dlmw", T::kDouble, 0.5, 0.0, 1.0, true,
-                          "w in adm3 = w·adm2 + (1 − w)·(1 − aim); 1 keeps adm2 alone"));
+      OptionSpec{.name = "adm_adm3_apply_hm", .alias = "aah", .type = T::kBool, .default_value = 0,
+                 .feature_param = true,
+                 .help = "adm3 = harmonic mean of adm2 and aim instead of the adm_dlm_weight blend"});
+  o.push_back(OptionSpec{.name = "adm_p_norm", .alias = "apn", .type = T::kDouble,
+                         .default_value = 3.0, .min = 1.0, .max = 20.0, .feature_param = true,
+                         .help = "Minkowski exponent used to pool band coefficients"});
+  o.push_back(OptionSpec{.name = "adm_dlm_weight", .alias = "dlmw", .type = T::kDouble,
+                         .default_value = 0.5, .min = 0.0, .max = 1.0, .feature_param = true,
+                         .help = "w in adm3 = w·adm2 + (1 − w)·(1 − aim); 1 keeps adm2 alone"});
   o.push_back(
-      make_option("adm_min_val", "min", T::kDouble, 0.0, 0.0, 1.0, true, "floor applied to adm3"));
+      OptionSpec{.name = "adm_min_val", .alias = "min", .type = T::kDouble, .default_value = 0.0,
+                 .min = 0.0, .max = 1.0, .feature_param = true, .help = "floor applied to adm3"});
   for (int f = 1; f <= 2; ++f)
     for (int s = 0; s < 4; ++s)
-      o.push_back(make_option(fmt::format("adm_f{}s{}", f, s), fmt::format("f{}s{}", f, s),
-                              T::kDouble, -1.0, -1.0, 10.0, true,
-                              fmt::format("override of the {} CSF factor at DWT scale {} "
-                                          "(negative: use the CSF model)",
-                                          f == 1 ? "horizontal/vertical" : "diagonal", s)));
-  o.push_back(make_option("adm_skip_aim_scale", "sasc", T::kInt, -1, 0, 3, true,
-                          "DWT scale (0..3) left out of the aim sums; -1 keeps all"));
-  o.push_back(make_option("adm_skip_scale0", "ssz", T::kBool, 0, -kNoLimit, kNoLimit, true,
-                          "leave DWT scale 0 out (numerator 0, denominator 1e-10)"));
+      o.push_back(OptionSpec{.name = fmt::format("adm_f{}s{}", f, s),
+                             .alias = fmt::format("f{}s{}", f, s), .type = T::kDouble,
+                             .default_value = -1.0, .min = -1.0, .max = 10.0, .feature_param = true,
+                             .help = fmt::format("override of the {} CSF factor at DWT scale {} (negative: use the CSF model)",
+                                          f == 1 ? "horizontal/vertical" : "diagonal", s)});
+  o.push_back(OptionSpec{.name = "adm_skip_aim_scale", .alias = "sasc", .type = T::kInt,
+                         .default_value = -1, .min = 0, .max = 3, .feature_param = true,
+                         .help = "DWT scale (0..3) left out of the aim sums; -1 keeps all"});
+  o.push_back(OptionSpec{.name = "adm_skip_scale0", .alias = "ssz", .type = T::kBool,
+                         .default_value = 0, .feature_param = true,
+                         .help = "leave DWT scale 0 out (numerator 0, denominator 1e-10)"});
   return o;
 }
 
@@ -186,14 +199,18 @@ class FloatAdm final : public FeatureExtractor {
   AdmComputer computer_;
 };
 
-const bool kRegistered = register_extractor({
-    .name = kName,
-    .options = adm_options(),
-    .provided_features = {std::begin(kProvided), std::end(kProvided)},
-    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<FloatAdm>(o);
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& float_adm_extractor() {
+  static const ExtractorInfo info{
+      .name = kName,
+      .options = adm_options(),
+      .provided_features = {std::begin(kProvided), std::end(kProvided)},
+      .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<FloatAdm>(o);
+      },
+  };
+  return info;
+}
+
 }  // namespace vqe

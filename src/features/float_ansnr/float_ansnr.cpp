@@ -17,51 +17,15 @@
 #include <vector>
 
 #include "core/float_plane.h"
+#include "features/float_ansnr/ansnr_score.h"
 #include "features/float_ansnr/float_ansnr_kernels.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
 
 constexpr const char* kExtractor = "float_ansnr";
-
-struct PsnrConstants {
-  double peak;
-  double psnr_max;
-};
-
-// As libvmaf's float_ansnr init().
-PsnrConstants constants_for(int bit_depth) {
-  switch (bit_depth) {
-    case 8: return {255.0, 60.0};
-    case 10: return {255.75, 72.0};
-    case 12: return {255.9375, 84.0};
-    case 16: return {255.99609375, 108.0};
-    default: throw Error("float_ansnr: unsupported bit depth " + std::to_string(bit_depth) +
-                         " (accepted: 8, 10, 12, 16)");
-  }
-}
-
-// The 2-D filters of ansnr_tools.c: a/16 (3x3) and b/571 (5x5), each
-// coefficient computed in double and rounded to float.
-struct Filters {
-  float ref[9];
-  float dis[25];
-};
-
-const Filters& filters() {
-  static const Filters f = [] {
-    Filters out{};
-    const int ref_taps[9] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
-    const int dis_taps[25] = {2,  7,  12, 7,  2,  7,  31, 52, 31, 7,  12, 52, 127,
-                              52, 12, 7,  31, 52, 31, 7,  2,  7,  12, 7,  2};
-    for (int i = 0; i < 9; ++i) out.ref[i] = static_cast<float>(ref_taps[i] / 16.0);
-    for (int i = 0; i < 25; ++i) out.dis[i] = static_cast<float>(dis_taps[i] / 571.0);
-    return out;
-  }();
-  return f;
-}
 
 // ansnr's border rule: -i before the start, 2n-1-i past the end (the edge
 // sample repeats), folded again until inside [0, n) so that frames smaller
@@ -73,16 +37,11 @@ using ansnr::mirror;
 class FloatAnsnr final : public FeatureExtractor {
  public:
   FloatAnsnr(const ParsedOptions& opts, simd::Level level)
-      : opts_(opts),
-        level_(level),
-        dsp_(ansnr::ansnr_dsp(level)),
-        ansnr_name_(opts.feature_name("float_ansnr")),
-        anpsnr_name_(opts.feature_name("float_anpsnr")) {}
+      : opts_(opts), level_(level), dsp_(ansnr::ansnr_dsp(level)), scorer_(opts) {}
 
   void init(const VideoFormat& format) override {
-    validate_format(format, kExtractor);
+    scorer_.init(format);
     format_ = format;
-    constants_ = constants_for(format.bit_depth);
     const std::size_t n = static_cast<std::size_t>(format.width) * format.height;
     ref_.assign(n, 0);
     dis_.assign(n, 0);
@@ -98,16 +57,16 @@ class FloatAnsnr final : public FeatureExtractor {
     }
   }
 
-  std::vector<std::string> feature_names() const override { return {ansnr_name_, anpsnr_name_}; }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
 
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
     const int w = format_.width, h = format_.height;
     plane_to_float(reference.plane(0), format_.bit_depth, -128.0f, ref_.data());
     plane_to_float(distorted.plane(0), format_.bit_depth, -128.0f, dis_.data());
-    dsp_.filter2d(filters().ref, 3, ref_.data(), ref_filtered_.data(), w, h, cols3_.data(),
+    dsp_.filter2d(ansnr::filters().ref, 3, ref_.data(), ref_filtered_.data(), w, h, cols3_.data(),
                   inner_.data(), accum_.data());
-    dsp_.filter2d(filters().dis, 5, dis_.data(), dis_filtered_.data(), w, h, cols5_.data(),
+    dsp_.filter2d(ansnr::filters().dis, 5, dis_.data(), dis_filtered_.data(), w, h, cols5_.data(),
                   inner_.data(), accum_.data());
 
     // ansnr_mse: per-row float partial sums, added into float totals.
@@ -124,14 +83,7 @@ class FloatAnsnr final : public FeatureExtractor {
       noise += noise_row;
     }
 
-    // The ratio is a float division, as in libvmaf.
-    const double ansnr = noise == 0 ? constants_.psnr_max
-                                    : 10.0 * std::log10(static_cast<double>(signal / noise));
-    const double eps = 1e-10;
-    const double noise_floor = static_cast<double>(noise) > eps ? static_cast<double>(noise) : eps;
-    const double anpsnr = 10 * std::log10(constants_.peak * constants_.peak * w * h / noise_floor);
-    out.set(ansnr_name_, index, ansnr);
-    out.set(anpsnr_name_, index, anpsnr < constants_.psnr_max ? anpsnr : constants_.psnr_max);
+    scorer_.emit(index, signal, noise, out);
   }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
@@ -142,21 +94,25 @@ class FloatAnsnr final : public FeatureExtractor {
   ParsedOptions opts_;
   simd::Level level_;
   const ansnr::AnsnrDsp& dsp_;
-  std::string ansnr_name_, anpsnr_name_;
+  ansnr::Scorer scorer_;
   VideoFormat format_{};
-  PsnrConstants constants_{};
   std::vector<float> ref_, dis_, ref_filtered_, dis_filtered_, inner_, accum_;
   std::vector<int> cols3_, cols5_;
 };
 
-const bool kRegistered = register_extractor({
-    .name = kExtractor,
-    .options = {},
-    .provided_features = {"float_ansnr"},
-    .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<FloatAnsnr>(o, l);
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& float_ansnr_extractor() {
+  static const ExtractorInfo info{
+      .name = kExtractor,
+      .options = {},
+      .provided_features = {"float_ansnr"},
+      .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<FloatAnsnr>(o, l);
+      },
+      .make_cuda = VQE_CUDA_TWIN(ansnr::make_cuda),
+  };
+  return info;
+}
+
 }  // namespace vqe

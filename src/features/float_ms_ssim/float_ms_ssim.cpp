@@ -14,6 +14,7 @@
 /// libvmaf requires floor(W / 2^k) >= 11 and floor(H / 2^k) >= 11 for
 /// k = 0..4, i.e. W, H >= 176; smaller pictures are refused in init().
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -23,99 +24,39 @@
 
 #include <fmt/format.h>
 
+#include "features/float_ms_ssim/ms_ssim_score.h"
 #include "features/float_ssim/iqa_ssim.h"
 #include "core/float_plane.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
 
-constexpr int kScales = 5;
-// Smallest side accepted: libvmaf's check floor(side / 2^k) >= 11 for k < 5.
-constexpr int kMinSide = iqa::kGaussianLen << (kScales - 1);  // 176
-
-// 9×9 low-pass (9/7 biorthogonal wavelet) used to build the pyramid, as typed
-// in libvmaf's ms_ssim.c g_lpf (applied as a 2-D kernel).
-constexpr int kLpfLen = 9;
-constexpr float kLowPass[kLpfLen * kLpfLen] = {
-    0.000714f,  -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f, 0.000714f,
-    -0.000450f, 0.000283f,  0.001316f,  -0.004490f, -0.010146f, -0.004490f, 0.001316f,  0.000283f,  -0.000450f,
-    -0.002090f, 0.001316f,  0.006115f,  -0.020867f, -0.047149f, -0.020867f, 0.006115f,  0.001316f,  -0.002090f,
-    0.007132f,  -0.004490f, -0.020867f, 0.071207f,  0.160885f,  0.071207f,  -0.020867f, -0.004490f, 0.007132f,
-    0.016114f,  -0.010146f, -0.047149f, 0.160885f,  0.363505f,  0.160885f,  -0.047149f, -0.010146f, 0.016114f,
-    0.007132f,  -0.004490f, -0.020867f, 0.071207f,  0.160885f,  0.071207f,  -0.020867f, -0.004490f, 0.007132f,
-    -0.002090f, 0.001316f,  0.006115f,  -0.020867f, -0.047149f, -0.020867f, 0.006115f,  0.001316f,  -0.002090f,
-    -0.000450f, 0.000283f,  0.001316f,  -0.004490f, -0.010146f, -0.004490f, 0.001316f,  0.000283f,  -0.000450f,
-    0.000714f,  -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f, 0.000714f,
-};
-
-// Per-scale exponents (Wang's MS-SSIM weights as libvmaf types them).
-constexpr float kAlpha[kScales] = {0.0000f, 0.0000f, 0.0000f, 0.0000f, 0.1333f};
-constexpr float kBeta[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
-constexpr float kGamma[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
+using ms_ssim::kLowPass;
+using ms_ssim::kLpfLen;
+using ms_ssim::kScales;
 
 class FloatMsSsim final : public FeatureExtractor {
  public:
-  // Options resolved once, at construction; no ParsedOptions is kept.
-  struct Settings {
-    bool enable_lcs = false;
-    bool enable_db = false;
-    bool clip_db = false;
-    std::vector<std::string> names;  // emitted names, output order
-    simd::Level level = simd::Level::scalar;  // CPU level of the kernels
-  };
-
-  explicit FloatMsSsim(Settings settings)
-      : set_(std::move(settings)), dsp_(iqa::iqa_dsp(set_.level)) {}
-
-  static Settings settings_from(const ParsedOptions& opts, simd::Level level) {
-    Settings s;
-    s.level = level;
-    s.enable_lcs = opts.get_bool("enable_lcs");
-    s.enable_db = opts.get_bool("enable_db");
-    s.clip_db = opts.get_bool("clip_db");
-    s.names.push_back(opts.feature_name("float_ms_ssim"));
-    if (s.enable_lcs)
-      for (const char* term : {"l", "c", "s"})
-        for (int k = 0; k < kScales; ++k)
-          s.names.push_back(opts.feature_name(fmt::format("float_ms_ssim_{}_scale{}", term, k)));
-    return s;
-  }
+  FloatMsSsim(const ParsedOptions& opts, simd::Level level)
+      : opts_(opts), level_(level), scorer_(opts), dsp_(iqa::iqa_dsp(level)) {}
 
   void init(const VideoFormat& format) override {
+    scorer_.init(format);  // refusals and the scale sizes
     format_ = format;
-    const int w = format.width;
-    const int h = format.height;
-    if (w < kMinSide || h < kMinSide)
-      throw Error(fmt::format(
-          "float_ms_ssim: frame {}x{} is smaller than the minimum {}x{} ({} scales, each at "
-          "least {}x{} for the SSIM window)",
-          w, h, kMinSide, kMinSide, kScales, iqa::kGaussianLen, iqa::kGaussianLen));
-
-    max_db_ = std::numeric_limits<double>::infinity();
-    if (set_.clip_db) {
-      const unsigned peak = (1u << format.bit_depth) - 1u;
-      const double mse =
-          0.5 / static_cast<double>(static_cast<unsigned>(w) * static_cast<unsigned>(h));
-      max_db_ = std::ceil(10. * std::log10(static_cast<double>(peak * peak) / mse));
-    }
-
-    int cw = w, ch = h;
     for (int k = 0; k < kScales; ++k) {
-      widths_[k] = cw;
-      heights_[k] = ch;
-      ref_[k].assign(static_cast<std::size_t>(cw) * ch, 0.0f);
-      dist_[k].assign(static_cast<std::size_t>(cw) * ch, 0.0f);
-      cw = iqa::decimated_size(cw, 2);
-      ch = iqa::decimated_size(ch, 2);
+      widths_[k] = scorer_.width(k);
+      heights_[k] = scorer_.height(k);
+      ref_[k].assign(static_cast<std::size_t>(widths_[k]) * heights_[k], 0.0f);
+      dist_[k].assign(static_cast<std::size_t>(widths_[k]) * heights_[k], 0.0f);
     }
-    workspace_.reserve(w, h);
-    decimate_scratch_size_ = iqa::decimate_scratch_size(w, 2, kLpfLen);
+    workspace_.reserve(format.width, format.height);
+    decimate_scratch_size_ = iqa::decimate_scratch_size(format.width, 2, kLpfLen);
     decimate_scratch_.assign(1, std::vector<float>(decimate_scratch_size_, 0.0f));
   }
 
-  std::vector<std::string> feature_names() const override { return set_.names; }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
 
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
@@ -139,47 +80,26 @@ class FloatMsSsim final : public FeatureExtractor {
       });
     }
 
-    double l[kScales], c[kScales], s[kScales];
-    double ms_ssim = 1.0;
-    for (int k = 0; k < kScales; ++k) {
-      const iqa::SsimMeans m =
-          iqa::ssim_gaussian(dsp_, ref_[k].data(), dist_[k].data(), widths_[k], heights_[k],
-                             workspace_, tiles_);
-      ms_ssim *= std::pow(static_cast<double>(m.luminance), static_cast<double>(kAlpha[k])) *
-                 std::pow(static_cast<double>(m.contrast), static_cast<double>(kBeta[k])) *
-                 std::pow(static_cast<double>(m.structure), static_cast<double>(kGamma[k]));
-      l[k] = m.luminance;
-      c[k] = m.contrast;
-      s[k] = m.structure;
-      if (ms_ssim == std::numeric_limits<double>::infinity())
-        throw Error(fmt::format("float_ms_ssim: frame {}: the score is infinite", index));
-    }
-
-    double score = ms_ssim;
-    if (set_.enable_db) {
-      const double db = -10. * std::log10(1 - score);
-      score = db < max_db_ ? db : max_db_;  // libvmaf's MIN(db, max_db)
-    }
-    out.set(set_.names[0], index, score);
-    if (set_.enable_lcs) {
-      std::size_t i = 1;
-      for (const double* term : {l, c, s})
-        for (int k = 0; k < kScales; ++k) out.set(set_.names[i++], index, term[k]);
-    }
+    std::array<iqa::SsimMeans, kScales> means;
+    for (int k = 0; k < kScales; ++k)
+      means[k] = iqa::ssim_gaussian(dsp_, ref_[k].data(), dist_[k].data(), widths_[k],
+                                    heights_[k], workspace_, tiles_);
+    scorer_.emit(index, means, out);
   }
 
   void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
-    return std::make_unique<FloatMsSsim>(set_);
+    return std::make_unique<FloatMsSsim>(opts_, level_);
   }
 
  private:
-  Settings set_;
+  ParsedOptions opts_;
+  simd::Level level_;
+  ms_ssim::Scorer scorer_;
   const iqa::IqaDsp& dsp_;
 
   VideoFormat format_{};
-  double max_db_ = 0;
   int widths_[kScales] = {};
   int heights_[kScales] = {};
   std::vector<float> ref_[kScales], dist_[kScales];
@@ -190,20 +110,19 @@ class FloatMsSsim final : public FeatureExtractor {
   TileRunner* tiles_ = nullptr;  // null: one thread
 };
 
-const bool kRegistered = register_extractor({
-    .name = "float_ms_ssim",
-    .options = {bool_option("enable_lcs", "", false,
-                            "also emit each scale's mean luminance, contrast and structure "
-                            "terms"),
-                bool_option("enable_db", "", false, "report -10·log10(1 - MS-SSIM) in dB instead"),
-                bool_option("clip_db", "", false,
-                            "with enable_db, cap the dB score at a ceiling set by "
-                            "frame size and bit depth")},
-    .provided_features = {"float_ms_ssim"},
-    .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<FloatMsSsim>(FloatMsSsim::settings_from(o, l));
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& float_ms_ssim_extractor() {
+  static const ExtractorInfo info{
+      .name = "float_ms_ssim",
+      .options = ms_ssim::options(),
+      .provided_features = {"float_ms_ssim"},
+      .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<FloatMsSsim>(o, l);
+      },
+      .make_cuda = VQE_CUDA_TWIN(ms_ssim::make_cuda),
+  };
+  return info;
+}
+
 }  // namespace vqe

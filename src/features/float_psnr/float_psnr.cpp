@@ -10,32 +10,12 @@
 #include <vector>
 
 #include "core/float_plane.h"
+#include "features/float_psnr/float_psnr_score.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
-
-constexpr const char* kExtractor = "float_psnr";
-constexpr const char* kFeature = "float_psnr";
-
-// Peak (the maximum sample scaled to 8 bits) and the PSNR ceiling by bit
-// depth, as libvmaf's float_psnr init().
-struct PsnrConstants {
-  double peak;
-  double psnr_max;
-};
-
-PsnrConstants constants_for(int bit_depth) {
-  switch (bit_depth) {
-    case 8: return {255.0, 60.0};
-    case 10: return {255.75, 72.0};
-    case 12: return {255.9375, 84.0};
-    case 16: return {255.99609375, 108.0};
-    default: throw Error("float_psnr: unsupported bit depth " + std::to_string(bit_depth) +
-                         " (accepted: 8, 10, 12, 16)");
-  }
-}
 
 /// float_psnr: 10·log10(peak² / MSE) on the luma plane, MSE accumulated in
 /// double from float squared differences in raster order (as libvmaf's
@@ -43,20 +23,16 @@ PsnrConstants constants_for(int bit_depth) {
 /// Any size >= 1x1; an identical pair gives psnr_max.
 class FloatPsnr final : public FeatureExtractor {
  public:
-  explicit FloatPsnr(const ParsedOptions& opts) : opts_(opts) {}
+  explicit FloatPsnr(const ParsedOptions& opts) : opts_(opts), scorer_(opts) {}
 
   void init(const VideoFormat& format) override {
-    validate_format(format, kExtractor);
+    scorer_.init(format);
     format_ = format;
-    constants_ = constants_for(format.bit_depth);
     ref_row_.assign(format.width, 0.0f);
     dis_row_.assign(format.width, 0.0f);
-    name_ = opts_.feature_name(kFeature);
   }
 
-  std::vector<std::string> feature_names() const override {
-    return {opts_.feature_name(kFeature)};
-  }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
 
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
@@ -70,11 +46,7 @@ class FloatPsnr final : public FeatureExtractor {
         noise += diff * diff;  // float product, double sum
       }
     }
-    noise /= static_cast<double>(w * h);
-    const double eps = 1e-10;
-    const double floor_noise = noise > eps ? noise : eps;
-    const double psnr = 10 * std::log10(constants_.peak * constants_.peak / floor_noise);
-    out.set(name_, index, psnr < constants_.psnr_max ? psnr : constants_.psnr_max);
+    scorer_.emit(index, noise, out);
   }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
@@ -83,20 +55,24 @@ class FloatPsnr final : public FeatureExtractor {
 
  private:
   ParsedOptions opts_;
+  float_psnr::Scorer scorer_;
   VideoFormat format_{};
-  PsnrConstants constants_{};
-  std::string name_;
   std::vector<float> ref_row_, dis_row_;
 };
 
-const bool kRegistered = register_extractor({
-    .name = kExtractor,
-    .options = {},
-    .provided_features = {kFeature},
-    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<FloatPsnr>(o);
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& float_psnr_extractor() {
+  static const ExtractorInfo info{
+      .name = "float_psnr",
+      .options = {},
+      .provided_features = {"float_psnr"},
+      .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<FloatPsnr>(o);
+      },
+      .make_cuda = VQE_CUDA_TWIN(float_psnr::make_cuda),
+  };
+  return info;
+}
+
 }  // namespace vqe

@@ -22,7 +22,7 @@
 
 #include "vqe/cpu.h"
 #include "vqe/picture.h"
-#include "vqe/tiles.h"
+#include "core/tiles.h"
 
 namespace vqe::iqa {
 

@@ -18,7 +18,7 @@
 #include "features/float_vif/vif_kernels.h"
 #include "core/float_plane.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
@@ -40,33 +40,37 @@ const char* const kProvided[] = {
 
 std::vector<OptionSpec> vif_options() {
   using T = OptionSpec::Type;
-  const double kNoLimit = 1e300;
   std::vector<OptionSpec> o;
   o.push_back(
-      make_option("debug", "", T::kBool, 0, -kNoLimit, kNoLimit, false,
-                  "also emit vif, vif_num, vif_den and each scale's numerator and denominator"));
+      OptionSpec{.name = "debug", .type = T::kBool, .default_value = 0, .feature_param = false,
+                 .help = "also emit vif, vif_num, vif_den and each scale's numerator and denominator"});
   o.push_back(
-      make_option("vif_enhn_gain_limit", "egl", T::kDouble, 100.0, 1.0, 100.0, true,
-                  "upper bound on the VIF gain of distorted over reference (1..100; 1 credits no "
-                  "enhancement)"));
+      OptionSpec{.name = "vif_enhn_gain_limit", .alias = "egl", .type = T::kDouble,
+                 .default_value = 100.0, .min = 1.0, .max = 100.0, .feature_param = true,
+                 .help = "upper bound on the VIF gain of distorted over reference (1..100; 1 credits no "
+                 "enhancement)"});
   o.push_back(
-      make_option("vif_kernelscale", "ks", T::kDouble, 1.0, 0.1, 4.0, true,
-                  "multiplier on the Gaussian filters' sigma and length; only libvmaf's tabulated "
-                  "values are accepted"));
-  o.push_back(make_option(
-      "vif_prescale", "ps", T::kDouble, 1.0, 0.1, 4.0, true,
-      "resize factor applied to both pictures before VIF (2 doubles width and height)"));
+      OptionSpec{.name = "vif_kernelscale", .alias = "ks", .type = T::kDouble, .default_value = 1.0,
+                 .min = 0.1, .max = 4.0, .feature_param = true,
+                 .help = "multiplier on the Gaussian filters' sigma and length; only libvmaf's "
+                 "tabulated values are accepted"});
+  o.push_back(OptionSpec{.name = "vif_prescale", .alias = "ps", .type = T::kDouble,
+                         .default_value = 1.0, .min = 0.1, .max = 4.0, .feature_param = true,
+                         .help = "resize factor applied to both pictures before VIF (2 doubles width and height)"});
   for (int s = 1; s <= 3; ++s)
-    o.push_back(make_option(fmt::format("vif_scale{}_min_val", s), fmt::format("s{}miv", s),
-                            T::kDouble, 0.0, 0.0, 1.0, true,
-                            fmt::format("floor applied to the scale-{} VIF score", s)));
-  o.push_back(make_option(
-      "vif_prescale_method", "pm", T::kString, 0, -kNoLimit, kNoLimit, true,
-      "resampling filter for vif_prescale: nearest, bilinear, bicubic or lanczos4", "nearest"));
-  o.push_back(make_option("vif_sigma_nsq", "snsq", T::kDouble, 2.0, 0.0, 5.0, true,
-                          "variance of the additive neural-noise term in the VIF model"));
-  o.push_back(make_option("vif_skip_scale0", "ssclz", T::kBool, 0, -kNoLimit, kNoLimit, true,
-                          "leave scale 0 out; its score is reported as 0"));
+    o.push_back(OptionSpec{.name = fmt::format("vif_scale{}_min_val", s),
+                           .alias = fmt::format("s{}miv", s), .type = T::kDouble,
+                           .default_value = 0.0, .min = 0.0, .max = 1.0, .feature_param = true,
+                           .help = fmt::format("floor applied to the scale-{} VIF score", s)});
+  o.push_back(OptionSpec{.name = "vif_prescale_method", .alias = "pm", .type = T::kString,
+                         .default_value = 0, .default_string = "nearest", .feature_param = true,
+                         .help = "resampling filter for vif_prescale: nearest, bilinear, bicubic or lanczos4"});
+  o.push_back(OptionSpec{.name = "vif_sigma_nsq", .alias = "snsq", .type = T::kDouble,
+                         .default_value = 2.0, .min = 0.0, .max = 5.0, .feature_param = true,
+                         .help = "variance of the additive neural-noise term in the VIF model"});
+  o.push_back(OptionSpec{.name = "vif_skip_scale0", .alias = "ssclz", .type = T::kBool,
+                         .default_value = 0, .feature_param = true,
+                         .help = "leave scale 0 out; its score is reported as 0"});
   return o;
 }
 
@@ -177,14 +181,18 @@ class FloatVif final : public FeatureExtractor {
   VifComputer computer_;
 };
 
-const bool kRegistered = register_extractor({
-    .name = kName,
-    .options = vif_options(),
-    .provided_features = {std::begin(kProvided), std::end(kProvided)},
-    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<FloatVif>(o);
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& float_vif_extractor() {
+  static const ExtractorInfo info{
+      .name = kName,
+      .options = vif_options(),
+      .provided_features = {std::begin(kProvided), std::end(kProvided)},
+      .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<FloatVif>(o);
+      },
+  };
+  return info;
+}
+
 }  // namespace vqe

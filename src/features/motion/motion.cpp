@@ -31,45 +31,12 @@
 #include "features/motion/motion_kernels.h"
 #include "features/motion/motion_score.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
 
 constexpr const char* kExtractor = "motion";
-constexpr const char* kSadName = "VMAF_integer_feature_motion_sad_score";
-constexpr const char* kMotionName = "VMAF_integer_feature_motion_score";
-constexpr const char* kMotion2Name = "VMAF_integer_feature_motion2_score";
-constexpr const char* kMotion3Name = "VMAF_integer_feature_motion3_score";
-
-// libvmaf 3.2.0's options of "motion" (names, aliases, defaults, ranges and
-// feature-parameter flags as in integer_motion.c), plus motion_legacy.
-std::vector<OptionSpec> motion_options() {
-  return {
-      bool_option("motion_force_zero", "force_0", true,
-                  "emit 0 for every motion score without computing it"),
-      double_option("motion_blend_factor", "mbf", 1.0, 0.0, 1.0,
-                    "in motion3, scale applied to the part of a score above motion_blend_offset "
-                    "(1 = unchanged)"),
-      double_option("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0,
-                    "in motion3, knee above which scores are scaled by motion_blend_factor"),
-      double_option("motion_fps_weight", "mfw", 1.0, 0.0, 5.0,
-                    "multiplier on every per-frame score, e.g. to compensate for frame rate"),
-      double_option("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0,
-                    "ceiling of the motion scores; higher values are clamped to it"),
-      bool_option("motion_five_frame_window", "mffw", true,
-                  "compare each frame with frame n-2 instead of n-1"),
-      bool_option("motion_moving_average", "mma", true,
-                  "motion3 = mean of this and the previous frame's blended score"),
-      bool_option("debug", "", false, "also emit integer_motion, a copy of the per-frame score"),
-      // VQE addition. Not a feature parameter: the emitted names stay those
-      // of libvmaf 3.0/3.1 (integer_motion2, ...), so a VMAF model and old
-      // dashboards read the legacy values under the names they know.
-      bool_option("motion_legacy", "", false,
-                  "libvmaf 3.0/3.1 motion: blur each frame, then SAD of the blurred frames "
-                  "(far border mirrored as 2n-1-i; score rounded to float)"),
-  };
-}
 
 /// libvmaf 3.2.0 integer motion (and, with motion_legacy, 3.0/3.1 motion).
 /// Reads the reference luma only; distorted pictures are ignored. Accepts
@@ -81,17 +48,12 @@ class IntegerMotion final : public FeatureExtractor {
       : opts_(opts),
         level_(level),
         dsp_(motion::motion_dsp(level)),
-        force_zero_(opts.get_bool("motion_force_zero")),
-        debug_(opts.get_bool("debug")),
-        legacy_(opts.get_bool("motion_legacy")),
-        sad_name_(opts.feature_name(kSadName)),
-        motion_name_(opts.feature_name(kMotionName)),
-        motion2_name_(opts.feature_name(kMotion2Name)),
-        motion3_name_(opts.feature_name(kMotion3Name)),
-        scorer_(opts) {}
+        scorer_(opts),
+        force_zero_(scorer_.force_zero()),
+        legacy_(scorer_.legacy()) {}
 
   void init(const VideoFormat& format) override {
-    validate_format(format, kExtractor);
+    scorer_.init(format);
     format_ = format;
     const std::size_t samples = static_cast<std::size_t>(format.width) * format.height;
     frame_stride_ = format.width;
@@ -104,17 +66,10 @@ class IntegerMotion final : public FeatureExtractor {
       luma_.assign(3 * samples * format.bytes_per_sample(), 0);
       diff_row_.assign(static_cast<std::size_t>(format.width) + 2 * motion::kRadius, 0);
     }
-    scorer_.reset();
     frames_ = 0;
   }
 
-  std::vector<std::string> feature_names() const override {
-    std::vector<std::string> names{sad_name_};
-    if (debug_) names.push_back(motion_name_);
-    names.push_back(motion2_name_);
-    names.push_back(motion3_name_);
-    return names;
-  }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
 
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
@@ -148,14 +103,12 @@ class IntegerMotion final : public FeatureExtractor {
       store_current(reference, index);
     }
 
-    out.set(sad_name_, index, score);
-    if (debug_) out.set(motion_name_, index, score);
-    scorer_.push(score);
+    scorer_.emit(index, score, out);
     ++frames_;
   }
 
   // libvmaf 3.2.0 flush(): motion2 and motion3 for every frame seen.
-  void flush(FeatureCollector& out) override { scorer_.flush(motion2_name_, motion3_name_, out); }
+  void flush(FeatureCollector& out) override { scorer_.flush(out); }
 
   bool temporal() const override { return true; }
 
@@ -210,10 +163,8 @@ class IntegerMotion final : public FeatureExtractor {
   ParsedOptions opts_;
   simd::Level level_;
   const motion::MotionDsp& dsp_;
-  bool force_zero_;
-  bool debug_, legacy_;
-  std::string sad_name_, motion_name_, motion2_name_, motion3_name_;
-  motion::Scorer scorer_;  // per-frame scores, motion2/motion3
+  motion::Scorer scorer_;  // names, per-frame scores, motion2/motion3
+  bool force_zero_, legacy_;
 
   VideoFormat format_{};
   std::ptrdiff_t frame_stride_ = 0;       // samples between rows of our copies
@@ -224,14 +175,19 @@ class IntegerMotion final : public FeatureExtractor {
   unsigned frames_ = 0;
 };
 
-const bool kRegistered = register_extractor({
-    .name = kExtractor,
-    .options = motion_options(),
-    .provided_features = {kSadName, kMotionName, kMotion2Name, kMotion3Name},
-    .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<IntegerMotion>(o, l);
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& motion_extractor() {
+  static const ExtractorInfo info{
+      .name = kExtractor,
+      .options = motion::options(),
+      .provided_features = motion::provided_features(),
+      .make = [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<IntegerMotion>(o, l);
+      },
+      .make_cuda = VQE_CUDA_TWIN(motion::make_cuda),
+  };
+  return info;
+}
+
 }  // namespace vqe

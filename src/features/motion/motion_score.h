@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
-/// @file The host side of the integer motion feature, shared by the CPU
-/// extractor (motion.cpp) and its CUDA twin (backend/cuda/motion.cu): the
-/// per-frame score from a frame's SAD, and motion2 / motion3 for every frame
-/// at the end of the video (libvmaf 3.2.0 integer_motion.c's extract() and
-/// flush(); libvmaf 3.0's float division under motion_legacy).
+/// @file The `motion` extractor's definition, shared by its CPU compute
+/// (motion.cpp) and its CUDA compute (motion_cuda.cu): options, emitted
+/// names, the per-frame score from a frame's SAD, and motion2 / motion3 for
+/// every frame at the end of the video (libvmaf 3.2.0 integer_motion.c's
+/// extract() and flush(); libvmaf 3.0's float division under motion_legacy).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/extractor.h"
+#include "vqe/picture.h"
+
+#include "core/options.h"
 #include "vqe/feature_collector.h"
-#include "vqe/options.h"
 
 namespace vqe::motion {
 
@@ -24,13 +28,26 @@ inline double motion_blend(double score, double factor, double offset) {
   return score * factor + (1 - factor) * vmaf_min(offset, score);
 }
 
-/// Per-frame motion scores of one video, in frame order.
+/// libvmaf 3.2.0's options of `motion`, plus VQE's motion_legacy.
+std::vector<OptionSpec> options();
+/// libvmaf's provided_features of `motion`.
+const std::vector<std::string>& provided_features();
+
+/// The outputs of one `motion` instance over one video: per-frame scores in
+/// frame order, motion2 and motion3 at the end.
 class Scorer {
  public:
-  /// Reads the options of "motion" (motion_blend_factor, motion_blend_offset,
-  /// motion_fps_weight, motion_max_val, motion_five_frame_window,
-  /// motion_moving_average, motion_legacy).
+  /// Reads the options of "motion".
   explicit Scorer(const ParsedOptions& opts);
+
+  /// Refusals for `format` (any size >= 1x1, 8/10/12/16 bits) and a new
+  /// video.
+  void init(const VideoFormat& format);
+  /// Emitted names, in output order: the SAD score, integer_motion (debug),
+  /// integer_motion2, integer_motion3 (with option suffixes).
+  std::vector<std::string> feature_names() const;
+  bool force_zero() const { return force_zero_; }
+  bool legacy() const { return legacy_; }
 
   /// The score of a frame of `width` x `height` luma samples whose blurred
   /// difference has absolute sum `sad` (16 fractional bits per sample, i.e.
@@ -39,10 +56,9 @@ class Scorer {
   /// quotient is libvmaf 3.0's float division.
   double frame_score(std::uint64_t sad, int width, int height) const;
 
-  /// Forgets every frame (a new video).
-  void reset() { scores_.clear(); }
-  /// Records the next frame's score (0 for frames without a comparison).
-  void push(double score) { scores_.push_back(score); }
+  /// Emits frame `index`'s score (0 for frames without a comparison) and
+  /// records it; frames must come in order.
+  void emit(unsigned index, double score, FeatureCollector& out);
   /// Frame distance of the comparison: 2 with motion_five_frame_window,
   /// else 1.
   unsigned step() const { return five_frame_ ? 2 : 1; }
@@ -50,14 +66,18 @@ class Scorer {
   /// Emits motion2 (the smaller of the scores around each frame, libvmaf's
   /// look-ahead) and motion3 (motion2 blended above motion_blend_offset,
   /// capped, optionally averaged with the previous frame) for every frame
-  /// recorded, under the given names.
-  void flush(const std::string& motion2_name, const std::string& motion3_name,
-             FeatureCollector& out) const;
+  /// recorded.
+  void flush(FeatureCollector& out) const;
 
  private:
   double blend_factor_, blend_offset_, fps_weight_, max_val_;
-  bool five_frame_, moving_average_, legacy_;
+  bool five_frame_, moving_average_, legacy_, force_zero_, debug_;
+  std::string sad_name_, motion_name_, motion2_name_, motion3_name_;
   std::vector<double> scores_;
 };
+
+/// The CUDA compute of `motion` (motion_cuda.cu; CUDA builds only).
+std::unique_ptr<cuda::CudaExtractor> make_cuda(const ParsedOptions& options);
+
 
 }  // namespace vqe::motion

@@ -8,7 +8,7 @@
 #include "features/psnr/psnr_kernels.h"
 #include "features/psnr/psnr_score.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
@@ -63,24 +63,31 @@ class PsnrExtractor final : public FeatureExtractor {
 };
 
 using T = OptionSpec::Type;
-const bool kRegistered = register_extractor({
-    "psnr",
-    {
-        {.name = "enable_chroma", .type = T::kBool, .default_value = 1, .feature_param = false,
-         .help = "compute psnr_cb and psnr_cr"},
-        {.name = "enable_mse", .type = T::kBool, .default_value = 0, .feature_param = false,
-         .help = "also emit mse_y, mse_cb, mse_cr"},
-        {.name = "enable_apsnr", .type = T::kBool, .default_value = 0, .feature_param = false,
-         .help = "emit aggregate PSNR over all frames (apsnr_y/cb/cr)"},
-        {.name = "reduced_hbd_peak", .type = T::kBool, .default_value = 0,
-         .feature_param = false,
-         .help = "peak 255·2^(bpc−8) instead of 2^bpc−1 above 8 bits"},
-        {.name = "min_sse", .type = T::kDouble, .default_value = 0, .min = 0, .max = 1.7e308,
-         .feature_param = false, .help = "lowest SSE assumed when capping PSNR"},
-    },
-    {"psnr_y", "psnr_cb", "psnr_cr"},
-    [](const ParsedOptions& o, simd::Level l) { return std::make_unique<PsnrExtractor>(o, l); },
-});
-
 }  // namespace
+
+const ExtractorInfo& psnr_extractor() {
+  static const ExtractorInfo info{
+      "psnr",
+      {
+          {.name = "enable_chroma", .type = T::kBool, .default_value = 1, .feature_param = false,
+           .help = "compute psnr_cb and psnr_cr"},
+          {.name = "enable_mse", .type = T::kBool, .default_value = 0, .feature_param = false,
+           .help = "also emit mse_y, mse_cb, mse_cr"},
+          {.name = "enable_apsnr", .type = T::kBool, .default_value = 0, .feature_param = false,
+           .help = "emit aggregate PSNR over all frames (apsnr_y/cb/cr)"},
+          {.name = "reduced_hbd_peak", .type = T::kBool, .default_value = 0,
+           .feature_param = false,
+           .help = "peak 255·2^(bpc−8) instead of 2^bpc−1 above 8 bits"},
+          {.name = "min_sse", .type = T::kDouble, .default_value = 0, .min = 0, .max = 1.7e308,
+           .feature_param = false, .help = "lowest SSE assumed when capping PSNR"},
+      },
+      {"psnr_y", "psnr_cb", "psnr_cr"},
+      [](const ParsedOptions& o, simd::Level l) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<PsnrExtractor>(o, l);
+      },
+      VQE_CUDA_TWIN(psnr::make_cuda),
+  };
+  return info;
+}
+
 }  // namespace vqe

@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "vqe/feature_collector.h"
-#include "vqe/options.h"
+#include "core/extractor.h"
+#include "core/options.h"
 #include "vqe/picture.h"
 
 namespace vqe::psnr {
@@ -53,5 +54,8 @@ class Scorer {
   };
   std::shared_ptr<Totals> totals_ = std::make_shared<Totals>();
 };
+
+/// The CUDA compute of `psnr` (psnr_cuda.cu; CUDA builds only).
+std::unique_ptr<cuda::CudaExtractor> make_cuda(const ParsedOptions& options);
 
 }  // namespace vqe::psnr

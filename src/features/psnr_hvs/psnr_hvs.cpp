@@ -30,7 +30,7 @@
 #include <fmt/format.h>
 
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
@@ -364,14 +364,18 @@ class PsnrHvs final : public FeatureExtractor {
   std::vector<std::string> names_;
 };
 
-const bool kRegistered = register_extractor({
-    .name = "psnr_hvs",
-    .options = {},
-    .provided_features = {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"},
-    .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<PsnrHvs>(o);
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& psnr_hvs_extractor() {
+  static const ExtractorInfo info{
+      .name = "psnr_hvs",
+      .options = {},
+      .provided_features = {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"},
+      .make = [](const ParsedOptions& o, simd::Level) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<PsnrHvs>(o);
+      },
+  };
+  return info;
+}
+
 }  // namespace vqe

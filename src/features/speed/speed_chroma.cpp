@@ -9,7 +9,7 @@
 
 #include "features/speed/speed_core.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
@@ -133,14 +133,18 @@ class SpeedChromaExtractor final : public FeatureExtractor {
   speed::Engine engine_;
 };
 
-const bool kRegistered = register_extractor({
-    "speed_chroma",
-    speed_chroma_options(),
-    {kFeatureU, kFeatureV, kFeatureUV},
-    [](const ParsedOptions& opts, simd::Level) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<SpeedChromaExtractor>(SpeedChromaOptions(opts));
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& speed_chroma_extractor() {
+  static const ExtractorInfo info{
+      "speed_chroma",
+      speed_chroma_options(),
+      {kFeatureU, kFeatureV, kFeatureUV},
+      [](const ParsedOptions& opts, simd::Level) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<SpeedChromaExtractor>(SpeedChromaOptions(opts));
+      },
+  };
+  return info;
+}
+
 }  // namespace vqe

@@ -10,7 +10,7 @@
 
 #include "features/speed/speed_core.h"
 #include "vqe/error.h"
-#include "vqe/feature_extractor.h"
+#include "core/extractor.h"
 
 namespace vqe {
 namespace {
@@ -121,14 +121,18 @@ class SpeedTemporalExtractor final : public FeatureExtractor {
   std::vector<float> ref_[2], dis_[2];
 };
 
-const bool kRegistered = register_extractor({
-    "speed_temporal",
-    speed_temporal_options(),
-    {kFeature},
-    [](const ParsedOptions& opts, simd::Level) -> std::unique_ptr<FeatureExtractor> {
-      return std::make_unique<SpeedTemporalExtractor>(SpeedTemporalOptions(opts));
-    },
-});
-
 }  // namespace
+
+const ExtractorInfo& speed_temporal_extractor() {
+  static const ExtractorInfo info{
+      "speed_temporal",
+      speed_temporal_options(),
+      {kFeature},
+      [](const ParsedOptions& opts, simd::Level) -> std::unique_ptr<FeatureExtractor> {
+        return std::make_unique<SpeedTemporalExtractor>(SpeedTemporalOptions(opts));
+      },
+  };
+  return info;
+}
+
 }  // namespace vqe

@@ -5,6 +5,7 @@
 // shift below is the reference's; changing one breaks bit-exactness.
 
 #include "features/vif/integer_vif.h"
+#include "features/vif/vif_score.h"
 
 #include <algorithm>
 #include <bit>
@@ -80,13 +81,7 @@ IntegerVifKernel::IntegerVifKernel(double enhn_gain_limit, bool skip_scale0, sim
     : enhn_gain_limit_(enhn_gain_limit), skip_scale0_(skip_scale0), dsp_(vif_dsp(level)) {}
 
 void IntegerVifKernel::init(int width, int height, int bit_depth) {
-  if (bit_depth != 8 && bit_depth != 10 && bit_depth != 12 && bit_depth != 16)
-    throw Error(fmt::format("vif: unsupported bit depth {} (8, 10, 12 or 16)", bit_depth));
-  if (width < kMinWidth || height < kMinHeight)
-    throw Error(fmt::format(
-        "vif: frame {}x{} is smaller than the minimum {}x{} (each of the 4 scales halves the "
-        "size and needs at least 2 samples per direction)",
-        width, height, kMinWidth, kMinHeight));
+  check_format(width, height, bit_depth);
   width_ = width;
   height_ = height;
   bit_depth_ = bit_depth;

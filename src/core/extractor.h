@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
-/// @file The feature-extractor interface and registry.
+/// @file The feature-extractor interface (CPU compute), the record of an
+/// extractor with its compute per backend, and the explicit list.
 
 #include <functional>
 #include <memory>
@@ -9,9 +10,9 @@
 
 #include "vqe/cpu.h"
 #include "vqe/feature_collector.h"
-#include "vqe/options.h"
+#include "core/options.h"
 #include "vqe/picture.h"
-#include "vqe/tiles.h"
+#include "core/tiles.h"
 
 namespace vqe {
 
@@ -62,29 +63,50 @@ class FeatureExtractor {
   virtual std::unique_ptr<FeatureExtractor> clone() const = 0;
 };
 
-/// Registry record of an extractor, like libvmaf's VmafFeatureExtractor table.
+namespace cuda {
+class CudaExtractor;  // backend/cuda/cuda_extractor.cuh (CUDA builds only)
+}  // namespace cuda
+
+/// Builds the CUDA compute of an extractor for options already validated
+/// against its ExtractorInfo::options (so emitted names are the CPU's).
+using CudaFactory = std::unique_ptr<cuda::CudaExtractor> (*)(const ParsedOptions& options);
+
+/// One extractor, as libvmaf's VmafFeatureExtractor record: its name,
+/// options and provided features, and its compute per backend (CPU always;
+/// CUDA where the metric has kernels). The metric's folder defines it; the
+/// explicit list in core/extractor_list.cpp names every extractor.
 struct ExtractorInfo {
   std::string name;                         ///< e.g. "psnr", "vif", "float_ssim"
   std::vector<OptionSpec> options;          ///< accepted options
   std::vector<std::string> provided_features;  ///< libvmaf internal names
   /// Builds the CPU extractor for options already validated against
   /// `options`, using the kernels of CPU level `level` (an available level).
-  std::function<std::unique_ptr<FeatureExtractor>(const ParsedOptions&, simd::Level level)> make;
+  std::unique_ptr<FeatureExtractor> (*make)(const ParsedOptions& options, simd::Level level);
+  /// The CUDA compute, or nullptr when the metric has no CUDA kernels or
+  /// the build has no CUDA backend (use VQE_CUDA_TWIN).
+  CudaFactory make_cuda = nullptr;
 };
 
-/// Adds an extractor to the global registry (called from static
-/// registrars in each feature folder). Returns true, for use as an
-/// initialiser.
-bool register_extractor(ExtractorInfo info);
+/// `factory` in builds with the CUDA backend, nullptr otherwise (so that a
+/// metric's definition compiles the same either way).
+#if defined(VQE_HAVE_CUDA)
+#define VQE_CUDA_TWIN(factory) (factory)
+#else
+#define VQE_CUDA_TWIN(factory) nullptr
+#endif
 
-/// The extractor registered under `name`, or nullptr.
+/// Every extractor of this build, in the order of the explicit list
+/// (core/extractor_list.cpp).
+const std::vector<const ExtractorInfo*>& extractor_list();
+
+/// The extractor named `name`, or nullptr.
 const ExtractorInfo* find_extractor(const std::string& name);
 
 /// The extractor that provides libvmaf internal feature `feature_name`
 /// (e.g. "VMAF_integer_feature_adm2_score" -> "adm"), or nullptr.
 const ExtractorInfo* find_extractor_by_feature(const std::string& feature_name);
 
-/// Every registered extractor, sorted by name.
+/// Every extractor, sorted by name.
 std::vector<const ExtractorInfo*> all_extractors();
 
 /// Validates `values` against the extractor's options and builds it with the

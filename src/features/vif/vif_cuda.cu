@@ -5,7 +5,7 @@
 // arithmetic uses explicit round-to-nearest intrinsics so that no multiply
 // and add are fused.
 
-#include "backend/cuda/vif_cuda.h"
+#include "features/vif/vif_cuda.h"
 
 #include <memory>
 #include <string>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_extractor.cuh"
+#include "features/vif/vif_score.h"
 #include "vqe/error.h"
 
 namespace vqe::cuda {
@@ -412,12 +413,7 @@ std::size_t VifCudaKernel::scratch_bytes(int width, int height) {
 }
 
 void VifCudaKernel::init(int width, int height, int bpc, void* scratch) {
-  if (bpc != 8 && bpc != 10 && bpc != 12 && bpc != 16)
-    throw Error("vif: unsupported bit depth " + std::to_string(bpc) + " (8, 10, 12 or 16)");
-  if (width < vif::kMinWidth || height < vif::kMinHeight)
-    throw Error("vif: frame " + std::to_string(width) + "x" + std::to_string(height) +
-                " is smaller than the minimum " + std::to_string(vif::kMinWidth) + "x" +
-                std::to_string(vif::kMinHeight));
+  vif::check_format(width, height, bpc);
   width_ = width;
   height_ = height;
   bpc_ = bpc;
@@ -528,21 +524,17 @@ namespace {
 
 class CudaVif final : public CudaExtractor {
  public:
-  explicit CudaVif(const ParsedOptions& opts)
-      : twin_(make_cpu_twin("vif", opts)),
-        debug_(opts.get_bool("debug")),
-        skip_scale0_(opts.get_bool("vif_skip_scale0")),
-        gain_limit_(opts.get_double("vif_enhn_gain_limit")) {}
+  explicit CudaVif(const ParsedOptions& opts) : scorer_(opts) {}
 
   void init(const VideoFormat& format, Context& ctx) override {
-    twin_->init(format);  // the CPU's refusals and messages
-    names_ = twin_->feature_names();
+    scorer_.init(format);  // the refusals of every backend
     ctx_ = &ctx;
     // One kernel (working memory, running sums) per ring slot, so that the
     // frames of different slots may run concurrently.
     kernels_.clear();
     for (int k = 0; k < Context::kSlots; ++k) {
-      kernels_.push_back(std::make_unique<VifCudaKernel>(gain_limit_, skip_scale0_));
+      kernels_.push_back(
+          std::make_unique<VifCudaKernel>(scorer_.gain_limit(), scorer_.skip_scale0()));
       kernels_.back()->init(
           format.width, format.height, format.bit_depth,
           ctx.pool().alloc(VifCudaKernel::scratch_bytes(format.width, format.height)));
@@ -551,7 +543,7 @@ class CudaVif final : public CudaExtractor {
     h_sums_ = ctx.pool().host_alloc_n<VifSums>(Context::kSlots);
   }
 
-  std::vector<std::string> feature_names() const override { return names_; }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
 
   // Per-slot buffers and no state between frames: slots may overlap.
   bool concurrent_frames() const override { return true; }
@@ -566,47 +558,20 @@ class CudaVif final : public CudaExtractor {
   }
 
   void collect(int slot, unsigned index, FeatureCollector& out) override {
-    const vif::VifValues v = vif_values_from_sums(h_sums_[slot], skip_scale0_);
-    // vif_extractor.cpp's outputs, in its order.
-    out.set(names_[0], index, skip_scale0_ ? 0.0 : v.scale[0].score());
-    for (int s = 1; s < vif::kNumScales; ++s) out.set(names_[s], index, v.scale[s].score());
-    if (!debug_) return;
-    double num = 0, den = 0;
-    for (int s = skip_scale0_ ? 1 : 0; s < vif::kNumScales; ++s) {
-      num += static_cast<double>(v.scale[s].num);
-      den += static_cast<double>(v.scale[s].den);
-    }
-    out.set(names_[4], index, den == 0.0 ? 1.0 : num / den);
-    out.set(names_[5], index, num);
-    out.set(names_[6], index, den);
-    for (int s = 0; s < vif::kNumScales; ++s) {
-      double sn = static_cast<double>(v.scale[s].num);
-      double sd = static_cast<double>(v.scale[s].den);
-      if (s == 0 && skip_scale0_) {
-        sn = 0.0;
-        sd = -1.0;
-      }
-      out.set(names_[7 + 2 * s], index, sn);
-      out.set(names_[8 + 2 * s], index, sd);
-    }
+    scorer_.emit(index, vif_values_from_sums(h_sums_[slot], scorer_.skip_scale0()), out);
   }
 
  private:
-  std::unique_ptr<FeatureExtractor> twin_;
-  bool debug_;
-  bool skip_scale0_;
-  double gain_limit_;
+  vif::Scorer scorer_;
   std::vector<std::unique_ptr<VifCudaKernel>> kernels_;  // one per ring slot
-  std::vector<std::string> names_;
   Context* ctx_ = nullptr;
   VifSums* d_sums_ = nullptr;  // one per slot
   VifSums* h_sums_ = nullptr;  // pinned, one per slot
 };
 
-const bool kRegistered = register_cuda_extractor(
-    "vif", [](const ParsedOptions& o) -> std::unique_ptr<CudaExtractor> {
-      return std::make_unique<CudaVif>(o);
-    });
-
 }  // namespace
 }  // namespace vqe::cuda
+
+std::unique_ptr<vqe::cuda::CudaExtractor> vqe::vif::make_cuda(const ParsedOptions& options) {
+  return std::make_unique<cuda::CudaVif>(options);
+}

@@ -5,7 +5,7 @@
 // comments there explain them. Float/double steps use round-to-nearest
 // intrinsics so nothing is fused.
 
-#include "backend/cuda/adm_cuda.h"
+#include "features/adm/adm_cuda.h"
 
 #include <math.h>  // pow, powf, log2, ceil, cos, fabs: the calls of the CPU reference
 
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_extractor.cuh"
+#include "features/adm/adm_score.h"
 #include "features/adm/adm_csf.h"
 #include "vqe/error.h"
 
@@ -509,11 +510,9 @@ std::uint32_t half_of_pow2(std::uint32_t shift) { return shift == 0 ? 0u : (1u <
 
 }  // namespace
 
-AdmCudaKernel::AdmCudaKernel(int width, int height, int bpc, const adm::AdmParams& params,
-                             bool validate)
+AdmCudaKernel::AdmCudaKernel(int width, int height, int bpc, const adm::AdmParams& params)
     : width_(width), height_(height), bpc_(bpc), params_(params) {
-  // The CPU reference validates (same refusals, same messages).
-  if (validate) adm::check_format(width, height, bpc, params);
+  adm::check_format(width, height, bpc, params);  // every backend's refusals
 
   // Weights, as the reference derives them.
   const adm::FixedWeights fw = adm::fixed_weights(params.csf);
@@ -751,39 +750,24 @@ namespace {
 
 class CudaAdm final : public CudaExtractor {
  public:
-  explicit CudaAdm(const ParsedOptions& opts) : twin_(make_cpu_twin("adm", opts)) {
-    debug_ = opts.get_bool("debug");
-    dlm_weight_ = opts.get_double("adm_dlm_weight");
-    min_val_ = opts.get_double("adm_min_val");
-    params_.enhn_gain_limit = opts.get_double("adm_enhn_gain_limit");
-    params_.csf.norm_view_dist = opts.get_double("adm_norm_view_dist");
-    params_.csf.ref_display_height = opts.get_int("adm_ref_display_height");
-    params_.csf.mode = static_cast<adm::CsfMode>(opts.get_int("adm_csf_mode"));
-    params_.csf.csf_scale = opts.get_double("adm_csf_scale");
-    params_.csf.csf_diag_scale = opts.get_double("adm_csf_diag_scale");
-    params_.noise_weight = opts.get_double("adm_noise_weight");
-    params_.skip_aim = opts.get_bool("adm_skip_aim");
-    params_.skip_scale0 = opts.get_bool("adm_skip_scale0");
-  }
+  explicit CudaAdm(const ParsedOptions& opts) : scorer_(opts) {}
 
   void init(const VideoFormat& format, Context& ctx) override {
-    twin_->init(format);  // the CPU's refusals and messages
-    names_ = twin_->feature_names();
+    scorer_.init(format);  // the refusals of every backend
     ctx_ = &ctx;
     // One kernel (working memory, running sums) per ring slot, so that the
     // frames of different slots may run concurrently.
     kernels_.clear();
     for (int k = 0; k < Context::kSlots; ++k) {
-      // twin_->init() validated the format: no second CPU validation.
       kernels_.push_back(std::make_unique<AdmCudaKernel>(format.width, format.height,
-                                                         format.bit_depth, params_, false));
+                                                         format.bit_depth, scorer_.params()));
       kernels_.back()->bind(ctx.pool().alloc(kernels_.back()->scratch_bytes()));
     }
     d_sums_ = ctx.pool().alloc_n<AdmSums>(Context::kSlots);
     h_sums_ = ctx.pool().host_alloc_n<AdmSums>(Context::kSlots);
   }
 
-  std::vector<std::string> feature_names() const override { return names_; }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
 
   // Per-slot buffers and no state between frames: slots may overlap.
   bool concurrent_frames() const override { return true; }
@@ -798,40 +782,20 @@ class CudaAdm final : public CudaExtractor {
   }
 
   void collect(int slot, unsigned index, FeatureCollector& out) override {
-    const adm::AdmResult r = kernels_.at(static_cast<std::size_t>(slot))->result(h_sums_[slot]);
-    // adm_extractor.cpp's outputs, in its order: adm2, aim, adm3, scales,
-    // then the debug values.
-    out.set(names_[0], index, r.adm2);
-    out.set(names_[1], index, r.aim);
-    const double adm3 = r.adm2 * dlm_weight_ + (1 - r.aim) * (1 - dlm_weight_);
-    out.set(names_[2], index, adm3 > min_val_ ? adm3 : min_val_);
-    for (int s = 0; s < adm::kNumScales; ++s) out.set(names_[3 + s], index, r.scale_score(s));
-    if (!debug_) return;
-    out.set(names_[7], index, r.adm2);
-    out.set(names_[8], index, r.num);
-    out.set(names_[9], index, r.den);
-    for (int s = 0; s < adm::kNumScales; ++s) {
-      out.set(names_[10 + 2 * s], index, r.num_scale[s]);
-      out.set(names_[11 + 2 * s], index, r.den_scale[s]);
-    }
+    scorer_.emit(index, kernels_.at(static_cast<std::size_t>(slot))->result(h_sums_[slot]), out);
   }
 
  private:
-  std::unique_ptr<FeatureExtractor> twin_;
-  bool debug_ = false;
-  double dlm_weight_ = 0.5, min_val_ = 0.0;
-  adm::AdmParams params_;
+  adm::Scorer scorer_;
   std::vector<std::unique_ptr<AdmCudaKernel>> kernels_;  // one per ring slot
-  std::vector<std::string> names_;
   Context* ctx_ = nullptr;
   AdmSums* d_sums_ = nullptr;  // one per slot
   AdmSums* h_sums_ = nullptr;  // pinned, one per slot
 };
 
-const bool kRegistered = register_cuda_extractor(
-    "adm", [](const ParsedOptions& o) -> std::unique_ptr<CudaExtractor> {
-      return std::make_unique<CudaAdm>(o);
-    });
-
 }  // namespace
 }  // namespace vqe::cuda
+
+std::unique_ptr<vqe::cuda::CudaExtractor> vqe::adm::make_cuda(const ParsedOptions& options) {
+  return std::make_unique<cuda::CudaAdm>(options);
+}

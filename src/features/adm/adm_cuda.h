@@ -35,13 +35,10 @@ using AdmSums = adm::LevelSums;
 /// Shapes: luma planes of width x height samples (uint8_t at 8 bits,
 /// uint16_t at 10/12/16 bits), row pitch in bytes. Refuses what the CPU
 /// reference refuses (width or height below 33, viewing conditions, bit
-/// depth) with the same vqe::Error text: with `validate`, the constructor
-/// builds the CPU reference once to validate (callers that already did may
-/// pass false; the kernels assume a validated format).
+/// depth) with the same vqe::Error text (adm::check_format).
 class AdmCudaKernel {
  public:
-  AdmCudaKernel(int width, int height, int bpc, const adm::AdmParams& params,
-                bool validate = true);
+  AdmCudaKernel(int width, int height, int bpc, const adm::AdmParams& params);
   ~AdmCudaKernel();
   AdmCudaKernel(const AdmCudaKernel&) = delete;
   AdmCudaKernel& operator=(const AdmCudaKernel&) = delete;

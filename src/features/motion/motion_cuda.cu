@@ -122,15 +122,10 @@ struct AbsDiff {
 class CudaMotion final : public CudaExtractor {
  public:
   explicit CudaMotion(const ParsedOptions& opts)
-      : twin_(make_cpu_twin("motion", opts)),
-        force_zero_(opts.get_bool("motion_force_zero")),
-        debug_(opts.get_bool("debug")),
-        legacy_(opts.get_bool("motion_legacy")),
-        scorer_(opts) {}
+      : scorer_(opts), force_zero_(scorer_.force_zero()), legacy_(scorer_.legacy()) {}
 
   void init(const VideoFormat& format, Context& ctx) override {
-    twin_->init(format);
-    names_ = twin_->feature_names();
+    scorer_.init(format);  // the refusals of every backend; a new video
     ctx_ = &ctx;
     format_ = format;
     const std::size_t n = static_cast<std::size_t>(format.width) * format.height;
@@ -146,11 +141,10 @@ class CudaMotion final : public CudaExtractor {
     d_sad_ = ctx.pool().alloc_n<u64>(Context::kSlots);
     h_sad_ = ctx.pool().host_alloc_n<u64>(Context::kSlots);
     computed_ = ctx.pool().host_alloc_n<unsigned char>(Context::kSlots);
-    scorer_.reset();
     frames_ = 0;
   }
 
-  std::vector<std::string> feature_names() const override { return twin_->feature_names(); }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
   bool temporal() const override { return true; }
   bool concurrent_frames() const override { return !legacy_; }
 
@@ -204,26 +198,19 @@ class CudaMotion final : public CudaExtractor {
   void collect(int slot, unsigned index, FeatureCollector& out) override {
     const double score =
         computed_[slot] ? scorer_.frame_score(h_sad_[slot], format_.width, format_.height) : 0.0;
-    out.set(names_[0], index, score);
-    if (debug_) out.set(names_[1], index, score);
-    scorer_.push(score);
+    scorer_.emit(index, score, out);
   }
 
-  // motion.cpp's flush(): motion2 and motion3 for every frame.
-  void flush(FeatureCollector& out) override {
-    scorer_.flush(names_[debug_ ? 2 : 1], names_[debug_ ? 3 : 2], out);
-  }
+  // motion2 and motion3 for every frame, as on the CPU.
+  void flush(FeatureCollector& out) override { scorer_.flush(out); }
 
  private:
   std::uint16_t* blurred(unsigned index) const {
     return blur_ + (index % 3) * static_cast<std::size_t>(format_.width) * format_.height;
   }
 
-  std::unique_ptr<FeatureExtractor> twin_;
-  bool force_zero_;
-  bool debug_, legacy_;
-  motion::Scorer scorer_;  // per-frame scores, motion2/motion3 (shared with the CPU)
-  std::vector<std::string> names_;
+  motion::Scorer scorer_;  // names, per-frame scores, motion2/motion3 (shared with the CPU)
+  bool force_zero_, legacy_;
   Context* ctx_ = nullptr;
   VideoFormat format_{};
   int blocks_ = 1;                    // partials per slot
@@ -237,10 +224,9 @@ class CudaMotion final : public CudaExtractor {
   unsigned frames_ = 0;
 };
 
-const bool kRegistered = register_cuda_extractor(
-    "motion", [](const ParsedOptions& o) -> std::unique_ptr<CudaExtractor> {
-      return std::make_unique<CudaMotion>(o);
-    });
-
 }  // namespace
 }  // namespace vqe::cuda
+
+std::unique_ptr<vqe::cuda::CudaExtractor> vqe::motion::make_cuda(const ParsedOptions& options) {
+  return std::make_unique<cuda::CudaMotion>(options);
+}

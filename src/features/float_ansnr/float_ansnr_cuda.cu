@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_extractor.cuh"
+#include "features/float_ansnr/ansnr_score.h"
 #include "vqe/error.h"
 
 namespace vqe::cuda {
@@ -99,27 +100,15 @@ __global__ void ansnr_total(const float* __restrict__ rows, int h, float* __rest
 
 class CudaFloatAnsnr final : public CudaExtractor {
  public:
-  explicit CudaFloatAnsnr(const ParsedOptions& opts) : twin_(make_cpu_twin("float_ansnr", opts)) {
-    // ansnr_tools.c's filters, each coefficient computed in double and
-    // rounded to float, as the CPU twin does.
-    const int ref_taps[9] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
-    const int dis_taps[25] = {2,  7,  12, 7,  2,  7,  31, 52, 31, 7,  12, 52, 127,
-                              52, 12, 7,  31, 52, 31, 7,  2,  7,  12, 7,  2};
-    for (int i = 0; i < 9; ++i) filters_.ref[i] = static_cast<float>(ref_taps[i] / 16.0);
-    for (int i = 0; i < 25; ++i) filters_.dis[i] = static_cast<float>(dis_taps[i] / 571.0);
+  explicit CudaFloatAnsnr(const ParsedOptions& opts) : scorer_(opts) {
+    for (int i = 0; i < 9; ++i) filters_.ref[i] = ansnr::filters().ref[i];
+    for (int i = 0; i < 25; ++i) filters_.dis[i] = ansnr::filters().dis[i];
   }
 
   void init(const VideoFormat& format, Context& ctx) override {
-    twin_->init(format);
-    names_ = twin_->feature_names();
+    scorer_.init(format);
     ctx_ = &ctx;
     format_ = format;
-    switch (format.bit_depth) {
-      case 8: peak_ = 255.0; psnr_max_ = 60.0; break;
-      case 10: peak_ = 255.75; psnr_max_ = 72.0; break;
-      case 12: peak_ = 255.9375; psnr_max_ = 84.0; break;
-      default: peak_ = 255.99609375; psnr_max_ = 108.0; break;
-    }
     n_ = static_cast<std::size_t>(format.width) * format.height;
     const std::size_t slots = Context::kSlots;
     ref_f_ = ctx.pool().alloc_n<float>(slots * n_);
@@ -129,7 +118,7 @@ class CudaFloatAnsnr final : public CudaExtractor {
     h_out_ = ctx.pool().host_alloc_n<float>(2 * slots);
   }
 
-  std::vector<std::string> feature_names() const override { return twin_->feature_names(); }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
   bool concurrent_frames() const override { return true; }
 
   void enqueue(const DeviceFrame& f) override {
@@ -157,25 +146,14 @@ class CudaFloatAnsnr final : public CudaExtractor {
   }
 
   void collect(int slot, unsigned index, FeatureCollector& out) override {
-    const int w = format_.width, h = format_.height;
-    const float signal = h_out_[2 * slot], noise = h_out_[2 * slot + 1];
-    // The ratio is a float division, as in the CPU twin.
-    const double ansnr =
-        noise == 0 ? psnr_max_ : 10.0 * std::log10(static_cast<double>(signal / noise));
-    const double eps = 1e-10;
-    const double noise_floor = static_cast<double>(noise) > eps ? static_cast<double>(noise) : eps;
-    const double anpsnr = 10 * std::log10(peak_ * peak_ * w * h / noise_floor);
-    out.set(names_[0], index, ansnr);
-    out.set(names_[1], index, anpsnr < psnr_max_ ? anpsnr : psnr_max_);
+    scorer_.emit(index, h_out_[2 * slot], h_out_[2 * slot + 1], out);
   }
 
  private:
-  std::unique_ptr<FeatureExtractor> twin_;
+  ansnr::Scorer scorer_;
   AnsnrFilters filters_{};
-  std::vector<std::string> names_;
   Context* ctx_ = nullptr;
   VideoFormat format_{};
-  double peak_ = 255, psnr_max_ = 60;
   std::size_t n_ = 0;
   float* ref_f_ = nullptr;  // [slot][w*h]
   float* dis_f_ = nullptr;  // [slot][w*h]
@@ -184,10 +162,9 @@ class CudaFloatAnsnr final : public CudaExtractor {
   float* h_out_ = nullptr;  // pinned [slot][2]
 };
 
-const bool kRegistered = register_cuda_extractor(
-    "float_ansnr", [](const ParsedOptions& o) -> std::unique_ptr<CudaExtractor> {
-      return std::make_unique<CudaFloatAnsnr>(o);
-    });
-
 }  // namespace
 }  // namespace vqe::cuda
+
+std::unique_ptr<vqe::cuda::CudaExtractor> vqe::ansnr::make_cuda(const ParsedOptions& options) {
+  return std::make_unique<cuda::CudaFloatAnsnr>(options);
+}

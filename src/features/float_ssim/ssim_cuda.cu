@@ -37,6 +37,7 @@
 // and pinned host) are per ring slot.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -46,7 +47,9 @@
 
 #include "backend/cuda/cuda_extractor.cuh"
 #include "backend/cuda/reduce.cuh"
+#include "features/float_ms_ssim/ms_ssim_score.h"
 #include "features/float_ssim/iqa_ssim.h"
+#include "features/float_ssim/ssim_score.h"
 #include "vqe/error.h"
 
 namespace vqe::cuda {
@@ -65,27 +68,15 @@ GaussTaps gauss_taps() {
   return g;
 }
 
-// MS-SSIM's 9x9 low-pass, as float_ms_ssim.cpp types it (libvmaf ms_ssim.c
-// g_lpf); one list for the host copy and the device constant.
-#define VQE_SSIM_LPF_TAPS                                                                       \
-  0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f,   \
-      0.000714f, -0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f,          \
-      0.001316f, 0.000283f, -0.000450f, -0.002090f, 0.001316f, 0.006115f, -0.020867f,           \
-      -0.047149f, -0.020867f, 0.006115f, 0.001316f, -0.002090f, 0.007132f, -0.004490f,          \
-      -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f, 0.007132f,           \
-      0.016114f, -0.010146f, -0.047149f, 0.160885f, 0.363505f, 0.160885f, -0.047149f,           \
-      -0.010146f, 0.016114f, 0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f,           \
-      0.071207f, -0.020867f, -0.004490f, 0.007132f, -0.002090f, 0.001316f, 0.006115f,           \
-      -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f, -0.002090f, -0.000450f,         \
-      0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f,           \
-      -0.000450f, 0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f,          \
-      -0.002090f, -0.000450f, 0.000714f
-constexpr int kLpfLen = 9;
-__constant__ float c_lpf[kLpfLen * kLpfLen] = {VQE_SSIM_LPF_TAPS};
-constexpr int kScales = 5;
-constexpr float kAlpha[kScales] = {0.0000f, 0.0000f, 0.0000f, 0.0000f, 0.1333f};
-constexpr float kBeta[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
-constexpr float kGamma[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
+// MS-SSIM's 9x9 low-pass (ms_ssim::kLowPass), copied to the device in
+// init(). A __constant__ array is per module: one copy serves every job.
+constexpr int kLpfLen = ms_ssim::kLpfLen;
+constexpr int kScales = ms_ssim::kScales;
+__constant__ float c_lpf[kLpfLen * kLpfLen];
+
+void upload_low_pass() {
+  VQE_CUDA_CHECK(cudaMemcpyToSymbol(c_lpf, ms_ssim::kLowPass, sizeof(c_lpf)));
+}
 
 // ---------------------------------------------------------------------------
 // Sources: where the first stage reads its floats from.
@@ -369,32 +360,6 @@ SsimConsts ssim_consts() {
   return cs;
 }
 
-// Means of the four sums, rounded to float as iqa::SsimMeans.
-iqa::SsimMeans means_of(const double* sums, int w, int h) {
-  const double count = static_cast<double>((w - (kG - 1)) * (h - (kG - 1)));
-  iqa::SsimMeans m;
-  m.luminance = static_cast<float>(sums[1] / count);
-  m.contrast = static_cast<float>(sums[2] / count);
-  m.structure = static_cast<float>(sums[3] / count);
-  m.ssim = static_cast<float>(sums[0] / count);
-  return m;
-}
-
-double db_ceiling(bool clip_db, const VideoFormat& format) {
-  if (!clip_db) return std::numeric_limits<double>::infinity();
-  const unsigned peak = (1u << format.bit_depth) - 1u;
-  const double mse = 0.5 / static_cast<double>(static_cast<unsigned>(format.width) *
-                                               static_cast<unsigned>(format.height));
-  return std::ceil(10. * std::log10(static_cast<double>(peak * peak) / mse));
-}
-
-// libvmaf's _round (iqa/math_utils.c), as float_ssim.cpp.
-int iqa_round(float a) {
-  const int sign = a > 0.0f ? 1 : -1;
-  const int t = static_cast<int>(a);
-  return a - t >= 0.5 ? t + sign : t;
-}
-
 // 9x9 low-pass decimation by 2 of a w x h pair into ref_out/dist_out.
 template <class Src>
 void launch_lpf(const Src& ref, const Src& dist, int w, int h, float* ref_out, float* dist_out,
@@ -420,27 +385,15 @@ void launch_box(const Src& ref, const Src& dist, int w, int h, int factor, float
 
 class CudaFloatSsim final : public CudaExtractor {
  public:
-  explicit CudaFloatSsim(const ParsedOptions& opts)
-      : twin_(make_cpu_twin("float_ssim", opts)),
-        enable_lcs_(opts.get_bool("enable_lcs")),
-        enable_db_(opts.get_bool("enable_db")),
-        clip_db_(opts.get_bool("clip_db")),
-        scale_opt_(opts.get_int("scale")) {}
+  explicit CudaFloatSsim(const ParsedOptions& opts) : scorer_(opts) {}
 
   void init(const VideoFormat& format, Context& ctx) override {
-    twin_->init(format);  // refusals with the CPU's exact message
-    names_ = twin_->feature_names();
+    scorer_.init(format);  // the refusals of every backend; scale and working size
     ctx_ = &ctx;
     format_ = format;
-    const int w = format.width, h = format.height;
-    scale_ = scale_opt_ > 0
-                 ? scale_opt_
-                 : std::max(1, iqa_round(static_cast<float>(std::min(w, h)) / 256.0f));
-    work_w_ = scale_ > 1 ? iqa::decimated_size(w, scale_) : w;
-    work_h_ = scale_ > 1 ? iqa::decimated_size(h, scale_) : h;
-    if (work_w_ < kG || work_h_ < kG)  // the twin has refused already
-      throw Error("float_ssim: frame too small for the SSIM window");
-    max_db_ = db_ceiling(clip_db_, format);
+    scale_ = scorer_.scale();
+    work_w_ = scorer_.work_width();
+    work_h_ = scorer_.work_height();
 
     DevicePool& pool = ctx.pool();
     if (scale_ > 1) {  // the decimated pair; at scale 1 SSIM reads the planes
@@ -455,7 +408,7 @@ class CudaFloatSsim final : public CudaExtractor {
     consts_ = ssim_consts();
   }
 
-  std::vector<std::string> feature_names() const override { return twin_->feature_names(); }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
 
   void enqueue(const DeviceFrame& f) override {
     cudaStream_t s = ctx_->stream();
@@ -467,18 +420,7 @@ class CudaFloatSsim final : public CudaExtractor {
   }
 
   void collect(int slot, unsigned index, FeatureCollector& out) override {
-    const iqa::SsimMeans m = means_of(h_out_ + 4 * slot, work_w_, work_h_);
-    double score = m.ssim;
-    if (enable_db_) {
-      const double db = -10. * std::log10(1 - score);
-      score = db < max_db_ ? db : max_db_;
-    }
-    out.set(names_[0], index, score);
-    if (enable_lcs_) {
-      out.set(names_[1], index, m.luminance);
-      out.set(names_[2], index, m.contrast);
-      out.set(names_[3], index, m.structure);
-    }
+    scorer_.emit(index, ssim::means_of_sums(h_out_ + 4 * slot, work_w_, work_h_), out);
   }
 
  private:
@@ -495,14 +437,10 @@ class CudaFloatSsim final : public CudaExtractor {
     }
   }
 
-  std::unique_ptr<FeatureExtractor> twin_;
-  bool enable_lcs_, enable_db_, clip_db_;
-  int scale_opt_;
-  std::vector<std::string> names_;
+  ssim::Scorer scorer_;
   Context* ctx_ = nullptr;
   VideoFormat format_{};
   int scale_ = 1, work_w_ = 0, work_h_ = 0;
-  double max_db_ = 0;
   float* ref_ = nullptr;   // decimated pair, work_w_ x work_h_ (scale_ > 1)
   float* dist_ = nullptr;
   SsimScratch scratch_;
@@ -514,33 +452,23 @@ class CudaFloatSsim final : public CudaExtractor {
 
 class CudaFloatMsSsim final : public CudaExtractor {
  public:
-  explicit CudaFloatMsSsim(const ParsedOptions& opts)
-      : twin_(make_cpu_twin("float_ms_ssim", opts)),
-        enable_lcs_(opts.get_bool("enable_lcs")),
-        enable_db_(opts.get_bool("enable_db")),
-        clip_db_(opts.get_bool("clip_db")) {}
+  explicit CudaFloatMsSsim(const ParsedOptions& opts) : scorer_(opts) {}
 
   void init(const VideoFormat& format, Context& ctx) override {
-    twin_->init(format);  // refuses below 176x176 with the CPU's message
-    names_ = twin_->feature_names();
+    scorer_.init(format);  // the refusals of every backend; the scale sizes
     ctx_ = &ctx;
     format_ = format;
-    max_db_ = db_ceiling(clip_db_, format);
+    upload_low_pass();
     DevicePool& pool = ctx.pool();
-    int cw = format.width, ch = format.height;
     for (int k = 0; k < kScales; ++k) {
-      widths_[k] = cw;
-      heights_[k] = ch;
-      const std::size_t n = static_cast<std::size_t>(cw) * ch;
+      widths_[k] = scorer_.width(k);
+      heights_[k] = scorer_.height(k);
       if (k > 0) {  // scale 0 is read straight from the planes
+        const std::size_t n = static_cast<std::size_t>(widths_[k]) * heights_[k];
         ref_[k] = pool.alloc_n<float>(n);
         dist_[k] = pool.alloc_n<float>(n);
       }
-      cw = iqa::decimated_size(cw, 2);
-      ch = iqa::decimated_size(ch, 2);
     }
-    if (widths_[kScales - 1] < kG || heights_[kScales - 1] < kG)  // the twin has refused already
-      throw Error("float_ms_ssim: frame too small for the SSIM window");
     scratch_.init(format.width, format.height, pool);
     d_out_ = pool.alloc_n<double>(kScales * 4 * static_cast<std::size_t>(Context::kSlots));
     h_out_ = pool.host_alloc_n<double>(kScales * 4 * static_cast<std::size_t>(Context::kSlots));
@@ -548,7 +476,7 @@ class CudaFloatMsSsim final : public CudaExtractor {
     consts_ = ssim_consts();
   }
 
-  std::vector<std::string> feature_names() const override { return twin_->feature_names(); }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
 
   void enqueue(const DeviceFrame& f) override {
     cudaStream_t s = ctx_->stream();
@@ -568,30 +496,10 @@ class CudaFloatMsSsim final : public CudaExtractor {
 
   void collect(int slot, unsigned index, FeatureCollector& out) override {
     const double* sums = h_out_ + kScales * 4 * slot;
-    double l[kScales], c[kScales], s[kScales];
-    double ms_ssim = 1.0;
-    for (int k = 0; k < kScales; ++k) {
-      const iqa::SsimMeans m = means_of(sums + 4 * k, widths_[k], heights_[k]);
-      ms_ssim *= std::pow(static_cast<double>(m.luminance), static_cast<double>(kAlpha[k])) *
-                 std::pow(static_cast<double>(m.contrast), static_cast<double>(kBeta[k])) *
-                 std::pow(static_cast<double>(m.structure), static_cast<double>(kGamma[k]));
-      l[k] = m.luminance;
-      c[k] = m.contrast;
-      s[k] = m.structure;
-      if (ms_ssim == std::numeric_limits<double>::infinity())
-        throw Error("float_ms_ssim: frame " + std::to_string(index) + ": the score is infinite");
-    }
-    double score = ms_ssim;
-    if (enable_db_) {
-      const double db = -10. * std::log10(1 - score);
-      score = db < max_db_ ? db : max_db_;
-    }
-    out.set(names_[0], index, score);
-    if (enable_lcs_) {
-      std::size_t i = 1;
-      for (const double* term : {l, c, s})
-        for (int k = 0; k < kScales; ++k) out.set(names_[i++], index, term[k]);
-    }
+    std::array<iqa::SsimMeans, kScales> means;
+    for (int k = 0; k < kScales; ++k)
+      means[k] = ssim::means_of_sums(sums + 4 * k, widths_[k], heights_[k]);
+    scorer_.emit(index, means, out);
   }
 
  private:
@@ -604,12 +512,9 @@ class CudaFloatMsSsim final : public CudaExtractor {
     enqueue_ssim(r, d, widths_[0], heights_[0], scratch_, gauss_, consts_, d_out, s);
   }
 
-  std::unique_ptr<FeatureExtractor> twin_;
-  bool enable_lcs_, enable_db_, clip_db_;
-  std::vector<std::string> names_;
+  ms_ssim::Scorer scorer_;
   Context* ctx_ = nullptr;
   VideoFormat format_{};
-  double max_db_ = 0;
   int widths_[kScales] = {}, heights_[kScales] = {};
   float* ref_[kScales] = {};  // scales 1..4 (scale 0 is the frame's luma)
   float* dist_[kScales] = {};
@@ -620,14 +525,13 @@ class CudaFloatMsSsim final : public CudaExtractor {
   double* h_out_ = nullptr;  // pinned [slot][scale][4]
 };
 
-const bool kRegisteredSsim = register_cuda_extractor(
-    "float_ssim", [](const ParsedOptions& o) -> std::unique_ptr<CudaExtractor> {
-      return std::make_unique<CudaFloatSsim>(o);
-    });
-const bool kRegisteredMsSsim = register_cuda_extractor(
-    "float_ms_ssim", [](const ParsedOptions& o) -> std::unique_ptr<CudaExtractor> {
-      return std::make_unique<CudaFloatMsSsim>(o);
-    });
-
 }  // namespace
 }  // namespace vqe::cuda
+
+std::unique_ptr<vqe::cuda::CudaExtractor> vqe::ssim::make_cuda(const ParsedOptions& options) {
+  return std::make_unique<cuda::CudaFloatSsim>(options);
+}
+
+std::unique_ptr<vqe::cuda::CudaExtractor> vqe::ms_ssim::make_cuda(const ParsedOptions& options) {
+  return std::make_unique<cuda::CudaFloatMsSsim>(options);
+}

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "backend/cuda/cuda_extractor.cuh"
+#include "features/float_motion/float_motion_score.h"
 #include "features/float_motion/float_motion_kernels.h"
-#include "features/motion/motion_score.h"
 #include "vqe/error.h"
 
 namespace vqe::cuda {
@@ -111,41 +111,22 @@ __global__ void fm_total(const float* __restrict__ rows, int w, int h, float* __
   *out = acc / static_cast<float>(w * h);
 }
 
-using motion::motion_blend;
-using motion::vmaf_min;
 
 class CudaFloatMotion final : public CudaExtractor {
  public:
   explicit CudaFloatMotion(const ParsedOptions& opts)
-      : twin_(make_cpu_twin("float_motion", opts)),
-        debug_(opts.get_bool("debug")),
-        force_zero_(opts.get_bool("motion_force_zero")),
-        fps_weight_(opts.get_double("motion_fps_weight")),
-        blend_factor_(opts.get_double("motion_blend_factor")),
-        blend_offset_(opts.get_double("motion_blend_offset")),
-        add_scale1_(opts.get_bool("motion_add_scale1")),
-        add_uv_(opts.get_bool("motion_add_uv")),
-        max_val_(opts.get_double("motion_max_val")),
-        motion_name_(opts.feature_name("VMAF_feature_motion_score")),
-        motion2_name_(opts.feature_name("VMAF_feature_motion2_score")),
-        motion3_name_(opts.feature_name("VMAF_feature_motion3_score")) {
-    const int size = opts.get_int("motion_filter_size");
-    const float* f = size == 1   ? float_motion::kFilter5NoOp
-                     : size == 3 ? float_motion::kFilter3
-                                 : float_motion::kFilter5;
-    filter_.width = size == 3 ? 3 : 5;
-    for (int k = 0; k < 5; ++k) filter_.f[k] = k < filter_.width ? f[k] : 0.0f;
+      : scorer_(opts), force_zero_(scorer_.force_zero()), add_scale1_(scorer_.add_scale1()),
+        add_uv_(scorer_.add_uv()) {
+    filter_.width = scorer_.filter_width();
+    for (int k = 0; k < 5; ++k) filter_.f[k] = k < filter_.width ? scorer_.filter()[k] : 0.0f;
   }
 
   void init(const VideoFormat& format, Context& ctx) override {
-    twin_->init(format);
+    scorer_.init(format);
     ctx_ = &ctx;
     format_ = format;
     planes_.clear();
     frames_ = 0;
-    last_index_ = 0;
-    last_score_ = 0;
-    prev_score_ = 0;
     if (force_zero_) return;
     const int n_planes = add_uv_ ? 3 : 1;
     for (int p = 0; p < n_planes; ++p) {
@@ -181,7 +162,7 @@ class CudaFloatMotion final : public CudaExtractor {
     h_out_ = ctx.pool().host_alloc_n<float>(6 * Context::kSlots);
   }
 
-  std::vector<std::string> feature_names() const override { return twin_->feature_names(); }
+  std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
   bool temporal() const override { return true; }
   bool needs_chroma() const override { return add_uv_; }
 
@@ -226,59 +207,23 @@ class CudaFloatMotion final : public CudaExtractor {
                                      cudaMemcpyDeviceToHost, st));
   }
 
-  // float_motion.cpp's extract() bookkeeping, with motion_between(i-1, i)
-  // from the device. The CPU also recomputes motion_between(i-1, i-2); that
-  // equals the previous frame's score because |a−b| is symmetric in IEEE
-  // arithmetic (the half-scale images are computed per frame, not per pair).
+  // The frame's motion against the previous one from the device; the
+  // bookkeeping is the CPU's (float_motion_score.h).
   void collect(int slot, unsigned index, FeatureCollector& out) override {
-    if (force_zero_) {
-      out.set(motion2_name_, index, 0.0);
-      out.set(motion3_name_, index, 0.0);
-      if (debug_) out.set(motion_name_, index, 0.0);
-      return;
-    }
-    last_index_ = index;
-    if (index == 0) {
-      out.set(motion2_name_, 0, 0.0);
-      if (debug_) out.set(motion_name_, 0, 0.0);
-      return;
-    }
     double score = 0;
-    for (std::size_t p = 0; p < planes_.size(); ++p) {
-      const float* v = h_out_ + 6 * slot + 2 * p;
-      const float plane = add_scale1_ ? v[0] + v[1] : v[0];
-      if (p == 0)
-        score = plane;
-      else
-        score += plane;
-    }
-    if (debug_) out.set(motion_name_, index, vmaf_min(score * fps_weight_, max_val_));
-    last_score_ = score;
-    if (index == 1) {
-      out.set(motion3_name_, 0,
-              vmaf_min(motion_blend(score * fps_weight_, blend_factor_, blend_offset_), max_val_));
-      prev_score_ = score;
-      return;
-    }
-    double score2 = prev_score_;
-    score2 = score2 < score ? score2 : score;
-    out.set(motion2_name_, index - 1, vmaf_min(score2 * fps_weight_, max_val_));
-    out.set(motion3_name_, index - 1,
-            vmaf_min(motion_blend(score2 * fps_weight_, blend_factor_, blend_offset_), max_val_));
-    prev_score_ = score;
+    if (!force_zero_ && index > 0)
+      for (std::size_t p = 0; p < planes_.size(); ++p) {
+        const float* v = h_out_ + 6 * slot + 2 * p;
+        const float plane = add_scale1_ ? v[0] + v[1] : v[0];
+        if (p == 0)
+          score = plane;
+        else
+          score += plane;
+      }
+    scorer_.emit(index, score, out);
   }
 
-  void flush(FeatureCollector& out) override {
-    if (force_zero_ || frames_ == 0) return;
-    if (last_index_ > 0) {
-      out.set(motion2_name_, last_index_, vmaf_min(last_score_ * fps_weight_, max_val_));
-      out.set(motion3_name_, last_index_,
-              vmaf_min(motion_blend(last_score_ * fps_weight_, blend_factor_, blend_offset_),
-                       max_val_));
-    } else {
-      out.set(motion3_name_, 0, 0.0);
-    }
-  }
+  void flush(FeatureCollector& out) override { scorer_.flush(out); }
 
  private:
   struct PlaneState {
@@ -300,26 +245,21 @@ class CudaFloatMotion final : public CudaExtractor {
     VQE_CUDA_CHECK(cudaGetLastError());
   }
 
-  std::unique_ptr<FeatureExtractor> twin_;
-  bool debug_, force_zero_;
-  double fps_weight_, blend_factor_, blend_offset_;
-  bool add_scale1_, add_uv_;
-  double max_val_;
-  std::string motion_name_, motion2_name_, motion3_name_;
+  float_motion::Scorer scorer_;
+  bool force_zero_, add_scale1_, add_uv_;
   BlurFilter filter_{};
   Context* ctx_ = nullptr;
   VideoFormat format_{};
   std::vector<PlaneState> planes_;
   float* d_out_ = nullptr;
   float* h_out_ = nullptr;
-  unsigned frames_ = 0, last_index_ = 0;
-  double last_score_ = 0, prev_score_ = 0;
+  unsigned frames_ = 0;
 };
-
-const bool kRegistered = register_cuda_extractor(
-    "float_motion", [](const ParsedOptions& o) -> std::unique_ptr<CudaExtractor> {
-      return std::make_unique<CudaFloatMotion>(o);
-    });
 
 }  // namespace
 }  // namespace vqe::cuda
+
+std::unique_ptr<vqe::cuda::CudaExtractor> vqe::float_motion::make_cuda(
+    const ParsedOptions& options) {
+  return std::make_unique<cuda::CudaFloatMotion>(options);
+}
