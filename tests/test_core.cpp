@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "output/output.h"
+#include "vqe/output.h"
 #include "vqe/error.h"
 #include "vqe/feature_collector.h"
 #include "core/options.h"

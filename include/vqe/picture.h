@@ -88,6 +88,28 @@ class Picture {
   std::unique_ptr<std::uint8_t, FreeDeleter> storage_;
 };
 
+/// Caller-owned planes of one picture, as a codec or an application holds
+/// them: what Job::submit() copies from. Samples are uint8_t at 8 bits and
+/// native-endian uint16_t (values below 2^bit_depth) above; plane p is
+/// format.plane_width(p) × format.plane_height(p) samples (chroma planes
+/// are ceil(W/2) wide for 4:2:0 and 4:2:2, ceil(H/2) high for 4:2:0; 4:0:0
+/// has the luma plane only). `stride[p]` is in bytes (at least the plane's
+/// row bytes; may be larger, not negative). The memory is only read, and
+/// only during the call that takes the view.
+struct PictureView {
+  VideoFormat format{};
+  std::array<const void*, 3> data{};     ///< Y, Cb, Cr
+  std::array<std::ptrdiff_t, 3> stride{};  ///< bytes between rows, per plane
+};
+
+/// A view of `picture`'s planes.
+PictureView view_of(const Picture& picture);
+
+/// Copies the planes of `source` into `target`, which must have the same
+/// format (throws vqe::Error naming `what` otherwise, or for a null plane or
+/// a stride smaller than a row). Padding past each row stays as it was.
+void copy_picture(const PictureView& source, Picture& target, const std::string& what);
+
 /// Throws vqe::Error unless `format` is a supported format: width and height
 /// in 1..32768, bit depth 8, 10, 12 or 16. `what` prefixes the message.
 void validate_format(const VideoFormat& format, const std::string& what);

@@ -52,6 +52,12 @@ class FeatureExtractor {
   /// one instance). Temporal extractors also run on every frame under
   /// --subsample, as libvmaf's TEMPORAL/PREV_REF extractors do.
   virtual bool temporal() const { return false; }
+  /// Frames of look-ahead: the values this extractor writes for frame i are
+  /// final once frame i + lag() has been extracted (and every value after
+  /// flush()). 0 for extractors that write only the frame they extract;
+  /// motion's motion2 needs the next frame's score (lag 1, or 2 with
+  /// motion_five_frame_window). Only temporal extractors have a lag.
+  virtual unsigned lag() const { return 0; }
   /// True if extract() must see every frame, also under --subsample
   /// (libvmaf's TEMPORAL flag). Always true for temporal extractors; a
   /// non-temporal extractor may also ask for it when its per-video state is

@@ -9,6 +9,7 @@
 
 #include "core/extractor.h"
 #include "vqe/error.h"
+#include "vqe/extractors.h"
 
 namespace vqe {
 
@@ -60,6 +61,13 @@ std::vector<const ExtractorInfo*> all_extractors() {
   std::vector<const ExtractorInfo*> out = extractor_list();
   std::sort(out.begin(), out.end(),
             [](const ExtractorInfo* a, const ExtractorInfo* b) { return a->name < b->name; });
+  return out;
+}
+
+std::vector<ExtractorDescription> list_extractors() {
+  std::vector<ExtractorDescription> out;
+  for (const ExtractorInfo* e : all_extractors())
+    out.push_back({e->name, e->options, e->provided_features, e->make_cuda != nullptr});
   return out;
 }
 

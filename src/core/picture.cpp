@@ -88,4 +88,37 @@ Picture::Picture(const VideoFormat& format) : format_(format) {
   for (int p = 0; p < format.num_planes(); ++p) planes_[p].data = mem + offsets[p];
 }
 
+PictureView view_of(const Picture& picture) {
+  PictureView v;
+  v.format = picture.format();
+  for (int p = 0; p < picture.num_planes(); ++p) {
+    v.data[p] = picture.plane(p).data;
+    v.stride[p] = picture.plane(p).stride;
+  }
+  return v;
+}
+
+void copy_picture(const PictureView& source, Picture& target, const std::string& what) {
+  const VideoFormat& f = source.format;
+  if (f != target.format())
+    throw Error(fmt::format("{}: picture is {}x{} {}-bit {}, the job's pictures are {}x{} {}-bit "
+                            "{}",
+                            what, f.width, f.height, f.bit_depth, to_string(f.chroma),
+                            target.width(), target.height(), target.bit_depth(),
+                            to_string(target.format().chroma)));
+  for (int p = 0; p < f.num_planes(); ++p) {
+    const std::size_t row_bytes =
+        static_cast<std::size_t>(f.plane_width(p)) * static_cast<std::size_t>(f.bytes_per_sample());
+    if (source.data[p] == nullptr)
+      throw Error(fmt::format("{}: plane {} has no data (null pointer)", what, p));
+    if (source.stride[p] < static_cast<std::ptrdiff_t>(row_bytes))
+      throw Error(fmt::format("{}: plane {} stride {} bytes is less than its row of {} bytes", what,
+                              p, source.stride[p], row_bytes));
+    const auto* src = static_cast<const std::uint8_t*>(source.data[p]);
+    Plane& dst = target.plane(p);
+    for (int y = 0; y < dst.height; ++y)
+      std::memcpy(dst.data + y * dst.stride, src + y * source.stride[p], row_bytes);
+  }
+}
+
 }  // namespace vqe

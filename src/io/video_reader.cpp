@@ -246,11 +246,11 @@ ChromaFormat parse_chroma_format(const std::string& text) {
   throw Error(fmt::format("unsupported pixel format '{}' (400, 420, 422 or 444)", text));
 }
 
-std::unique_ptr<VideoReader> open_y4m_stream(std::FILE* file, const std::string& name) {
+std::unique_ptr<FrameSource> open_y4m_stream(std::FILE* file, const std::string& name) {
   return std::make_unique<Y4mReader>(name, file);
 }
 
-std::unique_ptr<VideoReader> open_video(const std::string& path, const RawVideoParams* raw) {
+std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoParams* raw) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   // Frames are read row by row; a 1 MiB buffer turns that into few large

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "output/output.h"
+#include "vqe/output.h"
 
 #include <cmath>
 

@@ -14,12 +14,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "backend/cuda/device.h"
-#include "core/simd.h"
-#include "io/video_reader.h"
-#include "output/output.h"
-#include "vqe/error.h"
-#include "core/extractor.h"
 #include "vqe/vqe.h"
 
 namespace {
@@ -41,9 +35,9 @@ vqe::FeatureRequest parse_feature(const std::string& text) {
 
 std::string list_extractors() {
   std::string out;
-  for (const vqe::ExtractorInfo* e : vqe::all_extractors()) {
-    out += fmt::format("  {}\n", e->name);
-    for (const vqe::OptionSpec& o : e->options)
+  for (const vqe::ExtractorDescription& e : vqe::list_extractors()) {
+    out += fmt::format("  {}{}\n", e.name, e.cuda ? "  (cpu, cuda)" : "");
+    for (const vqe::OptionSpec& o : e.options)
       out += fmt::format("      {}{}  {}\n", o.name, o.alias.empty() ? "" : " (" + o.alias + ")",
                          o.help);
   }

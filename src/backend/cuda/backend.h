@@ -57,9 +57,19 @@ class GpuJob {
   virtual void submit(const Picture& reference, const Picture& distorted, unsigned index,
                       FeatureCollector& out) = 0;
 
-  /// Waits for all outstanding work, writes the remaining per-frame results
-  /// and the end-of-video values (flush) into `out`.
+  /// Waits for all outstanding work and writes the remaining per-frame
+  /// results into `out`; more frames may be submitted afterwards.
+  virtual void drain(FeatureCollector& out) = 0;
+
+  /// drain(), then the end-of-video values (flush) into `out`.
   virtual void finish(FeatureCollector& out) = 0;
+
+  /// Frames whose per-frame results have been written so far (frames are
+  /// collected in order, so this is a prefix of the submitted frames).
+  virtual unsigned collected_frames() const = 0;
+
+  /// The largest lag() of the added extractors (see CudaExtractor::lag).
+  virtual unsigned lag() const = 0;
 
   /// Benchmark aid: when false, submit() skips the staging copy and the
   /// upload and computes on whatever the frame's device slot holds. Default

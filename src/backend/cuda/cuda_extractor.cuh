@@ -37,6 +37,10 @@ class CudaExtractor {
   /// temporal()); false: it is enqueued only for index % subsample == 0.
   virtual bool temporal() const { return false; }
 
+  /// Frames of look-ahead, as FeatureExtractor::lag(): the values collect()
+  /// writes for frame i are final once frame i + lag() was collected.
+  virtual unsigned lag() const { return 0; }
+
   /// True if enqueue() for a frame may run on the GPU while earlier frames'
   /// work is still running (each ring slot's frame gets its own stream).
   /// Requires: every device buffer written during enqueue() exists per slot

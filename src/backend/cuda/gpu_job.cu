@@ -4,6 +4,7 @@
 // extractors. (No fmt here: nvcc cannot compile fmt 9's consteval format
 // strings.)
 
+#include <algorithm>
 #include <cstring>
 #include <span>
 #include <string>
@@ -316,14 +317,26 @@ class GpuJobImpl final : public GpuJob {
     enqueue_all(frame, slot, index);
   }
 
-  void finish(FeatureCollector& out) override {
+  void drain(FeatureCollector& out) override {
     VQE_CUDA_CHECK(cudaSetDevice(ctx_.device()));
     const long long first = submitted_ > Context::kSlots ? submitted_ - Context::kSlots : 0;
     for (long long s = first; s < submitted_; ++s) {
       const int slot = static_cast<int>(s % Context::kSlots);
       if (pending_[slot].active) collect(slot, out);
     }
+  }
+
+  void finish(FeatureCollector& out) override {
+    drain(out);
     for (auto& e : extractors_) e->flush(out);
+  }
+
+  unsigned collected_frames() const override { return collected_; }
+
+  unsigned lag() const override {
+    unsigned lag = 0;
+    for (const auto& e : extractors_) lag = std::max(lag, e->lag());
+    return lag;
   }
 
   void set_upload_enabled(bool enabled) override { upload_ = enabled; }
@@ -413,6 +426,7 @@ class GpuJobImpl final : public GpuJob {
     for (std::size_t i = 0; i < extractors_.size(); ++i)
       if (p.ran[i]) extractors_[i]->collect(slot, p.index, out);
     p.active = false;
+    ++collected_;  // slots are collected in frame order
   }
 
   Context ctx_;
@@ -422,6 +436,7 @@ class GpuJobImpl final : public GpuJob {
   std::vector<std::unique_ptr<CudaExtractor>> extractors_;
   std::array<Pending, Context::kSlots> pending_{};
   long long submitted_ = 0;
+  unsigned collected_ = 0;
   std::vector<DeviceFrame> preloaded_;
   std::vector<std::string> timer_names_;
   bool timing_ = false;

@@ -82,6 +82,7 @@ class FloatMotion final : public FeatureExtractor {
   void flush(FeatureCollector& out) override { scorer_.flush(out); }
 
   bool temporal() const override { return true; }
+  unsigned lag() const override { return scorer_.lag(); }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatMotion>(opts_);

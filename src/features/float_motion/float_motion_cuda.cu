@@ -164,6 +164,7 @@ class CudaFloatMotion final : public CudaExtractor {
 
   std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
   bool temporal() const override { return true; }
+  unsigned lag() const override { return scorer_.lag(); }
   bool needs_chroma() const override { return add_uv_; }
 
   void enqueue(const DeviceFrame& f) override {

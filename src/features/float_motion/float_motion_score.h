@@ -37,6 +37,9 @@ class Scorer {
   /// and motion3 (motion2 is the smaller of a frame's and the next frame's
   /// value). Under motion_force_zero every value is 0 and `motion` unused.
   void emit(unsigned index, double motion, FeatureCollector& out);
+  /// Frames of look-ahead (motion2 and motion3 of frame i come with frame
+  /// i + 1).
+  unsigned lag() const { return force_zero_ ? 0 : 1; }
   /// The last frame's motion2 and motion3.
   void flush(FeatureCollector& out) const;
 

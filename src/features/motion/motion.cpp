@@ -111,6 +111,7 @@ class IntegerMotion final : public FeatureExtractor {
   void flush(FeatureCollector& out) override { scorer_.flush(out); }
 
   bool temporal() const override { return true; }
+  unsigned lag() const override { return scorer_.lag(); }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<IntegerMotion>(opts_, level_);

@@ -146,6 +146,7 @@ class CudaMotion final : public CudaExtractor {
 
   std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
   bool temporal() const override { return true; }
+  unsigned lag() const override { return scorer_.lag(); }
   bool concurrent_frames() const override { return !legacy_; }
 
   void enqueue(const DeviceFrame& f) override {

@@ -75,6 +75,8 @@ Scorer::Scorer(const ParsedOptions& opts)
 void Scorer::init(const VideoFormat& format) {
   validate_format(format, "motion");
   scores_.clear();
+  smoothed_ = 0;
+  prev_processed_ = 0.0;
 }
 
 std::vector<std::string> Scorer::feature_names() const {
@@ -83,12 +85,6 @@ std::vector<std::string> Scorer::feature_names() const {
   names.push_back(motion2_name_);
   names.push_back(motion3_name_);
   return names;
-}
-
-void Scorer::emit(unsigned index, double score, FeatureCollector& out) {
-  out.set(sad_name_, index, score);
-  if (debug_) out.set(motion_name_, index, score);
-  scores_.push_back(score);
 }
 
 double Scorer::frame_score(std::uint64_t sad, int width, int height) const {
@@ -103,44 +99,49 @@ double Scorer::frame_score(std::uint64_t sad, int width, int height) const {
                   max_val_);
 }
 
-void Scorer::flush(FeatureCollector& out) const {
-  const std::string& motion2_name = motion2_name_;
-  const std::string& motion3_name = motion3_name_;
+void Scorer::emit(unsigned index, double score, FeatureCollector& out) {
+  out.set(sad_name_, index, score);
+  if (debug_) out.set(motion_name_, index, score);
+  scores_.push_back(score);
+  // Frames whose look-ahead has arrived get motion2 and motion3 now.
+  while (smoothed_ + step() < scores_.size()) emit_smoothed(smoothed_++, out);
+}
+
+void Scorer::flush(FeatureCollector& out) {
+  while (smoothed_ < scores_.size()) emit_smoothed(smoothed_++, out);
+}
+
+void Scorer::emit_smoothed(std::size_t i, FeatureCollector& out) {
   const std::size_t n = scores_.size();
-  if (n == 0) return;
   const std::size_t first = step();  // first frame with a score of its own
-
-  double stamp = 0.0;  // motion3 of the frames before `first`
-  if (n > first)
-    stamp = vmaf_min(motion_blend(scores_[first], blend_factor_, blend_offset_), max_val_);
-
-  double prev_processed = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    double motion2 = 0.0;
-    if (i >= first) {
-      const std::size_t lo = i - (first - 1);
-      const std::size_t hi = i + 1;
-      if (hi >= n)
-        motion2 = scores_[i];  // the last frame keeps its own score
-      else if (lo >= first)
-        motion2 = scores_[lo] < scores_[hi] ? scores_[lo] : scores_[hi];
-      else
-        motion2 = scores_[hi];
-    }
-    out.set(motion2_name, static_cast<unsigned>(i), motion2);
-
-    double motion3;
-    if (i < first) {
-      motion3 = stamp;
-      prev_processed = stamp;
-    } else {
-      const double processed =
-          vmaf_min(motion_blend(motion2, blend_factor_, blend_offset_), max_val_);
-      motion3 = moving_average_ ? (processed + prev_processed) / 2.0 : processed;
-      prev_processed = processed;
-    }
-    out.set(motion3_name, static_cast<unsigned>(i), motion3);
+  // motion3 of the frames before `first`: blended from frame `first`'s score
+  // (0 for videos no longer than `first` frames).
+  const double stamp =
+      n > first ? vmaf_min(motion_blend(scores_[first], blend_factor_, blend_offset_), max_val_)
+                : 0.0;
+  double motion2 = 0.0;
+  if (i >= first) {
+    const std::size_t lo = i - (first - 1);
+    const std::size_t hi = i + 1;
+    if (hi >= n)
+      motion2 = scores_[i];  // the last frame keeps its own score
+    else if (lo >= first)
+      motion2 = scores_[lo] < scores_[hi] ? scores_[lo] : scores_[hi];
+    else
+      motion2 = scores_[hi];
   }
+  out.set(motion2_name_, static_cast<unsigned>(i), motion2);
+
+  double motion3;
+  if (i < first) {
+    motion3 = stamp;
+    prev_processed_ = stamp;
+  } else {
+    const double processed = vmaf_min(motion_blend(motion2, blend_factor_, blend_offset_), max_val_);
+    motion3 = moving_average_ ? (processed + prev_processed_) / 2.0 : processed;
+    prev_processed_ = processed;
+  }
+  out.set(motion3_name_, static_cast<unsigned>(i), motion3);
 }
 
 }  // namespace vqe::motion

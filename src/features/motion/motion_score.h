@@ -57,23 +57,31 @@ class Scorer {
   double frame_score(std::uint64_t sad, int width, int height) const;
 
   /// Emits frame `index`'s score (0 for frames without a comparison) and
-  /// records it; frames must come in order.
+  /// records it; frames must come in order. Also emits motion2 and motion3
+  /// of every frame whose look-ahead has now arrived: frame i's values are
+  /// final once frame i + lag() has been emitted (all of them after flush()).
   void emit(unsigned index, double score, FeatureCollector& out);
+  /// Frames of look-ahead that motion2 and motion3 need: step().
+  unsigned lag() const { return step(); }
   /// Frame distance of the comparison: 2 with motion_five_frame_window,
   /// else 1.
   unsigned step() const { return five_frame_ ? 2 : 1; }
 
   /// Emits motion2 (the smaller of the scores around each frame, libvmaf's
   /// look-ahead) and motion3 (motion2 blended above motion_blend_offset,
-  /// capped, optionally averaged with the previous frame) for every frame
-  /// recorded.
-  void flush(FeatureCollector& out) const;
+  /// capped, optionally averaged with the previous frame) for the frames
+  /// recorded that emit() has not smoothed yet (the video's end).
+  void flush(FeatureCollector& out);
 
  private:
   double blend_factor_, blend_offset_, fps_weight_, max_val_;
   bool five_frame_, moving_average_, legacy_, force_zero_, debug_;
   std::string sad_name_, motion_name_, motion2_name_, motion3_name_;
   std::vector<double> scores_;
+  std::size_t smoothed_ = 0;     // frames whose motion2/motion3 are emitted
+  double prev_processed_ = 0.0;  // motion3's moving average state
+
+  void emit_smoothed(std::size_t i, FeatureCollector& out);
 };
 
 /// The CUDA compute of `motion` (motion_cuda.cu; CUDA builds only).

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#pragma once
+/// @file The push-style job: frames in (from any decoder, as libvmaf's
+/// vmaf_read_pictures), scores out.
+///
+///   vqe::JobConfig config;                      // models, features, threads…
+///   config.models.push_back(vqe::Model::builtin("vmaf_v0.6.1"));
+///   vqe::Job job(config);
+///   for (each frame pair) job.submit(reference_view, distorted_view);
+///   vqe::JobResult result = job.finish();       // per-frame values, pooling
+///
+/// A job owns every setting it uses (CPU level, backend, device, threads):
+/// jobs with different settings may run at the same time in one process and
+/// never affect each other. Frames stream through a fixed number of
+/// in-flight slots: submit() waits (or try_submit() returns false) while all
+/// are busy, so memory stays bounded however fast frames are pushed.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vqe/cpu.h"
+#include "vqe/feature_collector.h"
+#include "vqe/model.h"
+#include "vqe/options.h"
+#include "vqe/picture.h"
+
+namespace vqe {
+
+/// One extractor to run, by libvmaf extractor name ("psnr", "vif", ...) and
+/// options ("enable_mse" -> "true").
+struct FeatureRequest {
+  std::string extractor;
+  OptionValues options;
+};
+
+/// What to compute and how. Defaults match libvmaf's `vmaf` CLI.
+struct JobConfig {
+  /// VMAF models to predict per frame. Their features are extracted first
+  /// (with the options the model asks for), then `features`.
+  std::vector<Model> models;
+  /// Features computed but not predicted (libvmaf -n with -m).
+  bool no_prediction = false;
+  std::vector<FeatureRequest> features;
+  /// Worker threads. 0 computes everything on the thread that calls
+  /// submit(); N >= 1 runs all extractors (temporal ones in frame order) on
+  /// N workers, so that submit() only hands frames over. Results are
+  /// bit-identical for every value.
+  unsigned threads = 0;
+  /// Frame pairs in flight at most (each holds a reference and a distorted
+  /// picture): submit() waits beyond that. 0 chooses 2·threads + 2 (1 with
+  /// no threads).
+  unsigned max_frames_in_flight = 0;
+  /// Score every N-th frame (libvmaf --subsample). Temporal extractors
+  /// (motion, psnr's APSNR) still see every frame.
+  unsigned subsample = 1;
+  /// Stop after this many frames (0 = all). Used by run_job (Job::submit
+  /// refuses frames past it).
+  unsigned frame_cnt = 0;
+  unsigned frame_skip_ref = 0;   ///< run_job: frames dropped from the reference's start
+  unsigned frame_skip_dist = 0;  ///< run_job: frames dropped from the distorted's start
+  /// run_job: called after each frame pair is handed to the job (frames so
+  /// far), on the reading thread.
+  std::function<void(unsigned)> on_progress;
+  /// Called with warnings (e.g. one file ended first).
+  std::function<void(const std::string&)> on_warning;
+
+  /// Where extractors run. kCpu: all on the CPU. kCuda: every requested
+  /// extractor with a CUDA implementation runs on GPU `gpu`, the others on
+  /// the CPU in the same job (results identical either way; the job throws
+  /// vqe::Error when the build has no CUDA backend or the device does not
+  /// exist). kAuto: kCuda when a CUDA device is present, else kCpu (said
+  /// through on_note).
+  enum class Backend { kCpu, kCuda, kAuto };
+  Backend backend = Backend::kCpu;
+  /// CUDA device index for kCuda/kAuto (0-based, as --gpu).
+  int gpu = 0;
+  /// Highest CPU instruction-set level this job's kernels use (--cpu-level,
+  /// --cpumask); the best this CPU has by default. Must be an available
+  /// level (simd::is_available), else the job throws vqe::Error. Results
+  /// are identical at every level.
+  simd::Level cpu_level = simd::max_level();
+  /// Called with informational notes (which backend runs which extractor);
+  /// the CLI prints them with --verbose.
+  std::function<void(const std::string&)> on_note;
+};
+
+/// Everything a job produced.
+struct JobResult {
+  VideoFormat format;          ///< shared format of both inputs
+  unsigned frames = 0;         ///< frames scored
+  FeatureCollector features;   ///< per-frame values and aggregates
+  /// Extractors that ran on the GPU (empty when none did).
+  std::vector<std::string> gpu_extractors;
+};
+
+namespace detail {
+struct FrameSlot;
+class JobState;
+}  // namespace detail
+
+/// A frame pair lent by a job to be filled in place (no copy on submit):
+/// Job::acquire() gives one, its pictures have the job's format, and
+/// Job::submit(JobFrame&&) hands it back. Dropping it unsubmitted returns it
+/// to the job unused. Move-only.
+class JobFrame {
+ public:
+  JobFrame() = default;
+  JobFrame(JobFrame&& other) noexcept;
+  JobFrame& operator=(JobFrame&& other) noexcept;
+  JobFrame(const JobFrame&) = delete;
+  JobFrame& operator=(const JobFrame&) = delete;
+  ~JobFrame();
+
+  /// The pictures to fill (planes as Picture documents: 64-byte aligned
+  /// rows, stride in bytes).
+  Picture& reference();
+  Picture& distorted();
+  explicit operator bool() const { return slot_ != nullptr; }
+
+ private:
+  friend class Job;
+  JobFrame(detail::JobState* job, detail::FrameSlot* slot) : job_(job), slot_(slot) {}
+  detail::JobState* job_ = nullptr;
+  detail::FrameSlot* slot_ = nullptr;
+};
+
+/// A scoring job over one reference/distorted video pair, fed frame by
+/// frame. Thread safety: submit(), try_submit(), acquire(), flush() and
+/// finish() are for one producer thread at a time; score() and
+/// frames_final() may be called from any thread at any time.
+class Job {
+ public:
+  /// Checks the configuration (models, extractor names and options, CPU
+  /// level). Throws vqe::Error on any defect. No thread starts yet.
+  explicit Job(JobConfig config);
+  /// Stops the workers; results not taken by finish() are dropped.
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  /// Fixes the video format and builds every extractor (refusals, such as a
+  /// frame too small for an extractor, throw vqe::Error here, before any
+  /// frame). Called by the first submit() or acquire() when not called
+  /// before. Throws vqe::Error when called twice with different formats.
+  void start(const VideoFormat& format);
+
+  /// Copies one frame pair (caller-owned planes, the job's format; the first
+  /// frame sets it) and queues it as the next frame. Waits while every
+  /// in-flight slot is busy. Throws vqe::Error for a picture of another
+  /// format, a null plane, a stride below a row, after finish(), or when a
+  /// worker failed on an earlier frame (its message).
+  void submit(const PictureView& reference, const PictureView& distorted);
+  /// As submit(), but returns false without copying anything when every
+  /// in-flight slot is busy (the job is "full").
+  bool try_submit(const PictureView& reference, const PictureView& distorted);
+
+  /// A free frame pair to fill in place (waits while every slot is busy;
+  /// start() must have been called, or `format` is used to start).
+  JobFrame acquire();
+  JobFrame acquire(const VideoFormat& format);
+  /// Queues a frame pair obtained from acquire() as the next frame.
+  void submit(JobFrame&& frame);
+
+  /// Frames submitted so far.
+  unsigned frames_submitted() const;
+  /// Leading frames whose per-frame values (features and model scores) are
+  /// final: score() returns them. Temporal features that look ahead
+  /// (motion2) make a frame final once the next frames are scored; every
+  /// frame is final after finish().
+  unsigned frames_final() const;
+  /// Frame `index`'s value of `name` (an emitted feature or model output)
+  /// once final; nullopt before, or for a name the job does not emit.
+  std::optional<double> score(const std::string& name, unsigned index) const;
+  /// Names the job emits, in output order (after start()).
+  std::vector<std::string> feature_names() const;
+
+  /// Waits until every submitted frame has been computed. Frames submitted
+  /// later continue the same video.
+  void flush();
+
+  /// Ends the video: waits for all frames, emits end-of-video values
+  /// (motion2 of the last frames, APSNR), predicts every remaining model
+  /// score and returns everything. Throws vqe::Error if no frame was
+  /// submitted or a frame failed. The job accepts no frame afterwards.
+  JobResult finish();
+
+ private:
+  std::unique_ptr<detail::JobState> state_;
+};
+
+}  // namespace vqe

@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The push-style job (vqe/job.h): frame slots with backpressure, the
+// extractors of the job's backends, worker threads sharing one scheduler for
+// frames and row tiles, temporal extractors in frame order on any worker
+// (a strand), finality tracking and model prediction as frames become final.
+//
+// A submitted frame pair lives in one slot until every CPU part of it is
+// done: the non-temporal extractors (one task, any worker) and the temporal
+// ones (the strand, in frame order). The GPU part, when the job has one,
+// takes the pictures during submit() (staging copy) and writes its results
+// later, in frame order, from the producer's thread.
+
+#include "vqe/job.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "backend/cuda/backend.h"
+#include "backend/cuda/device.h"
+#include "core/extractor.h"
+#include "core/work_scheduler.h"
+#include "vqe/error.h"
+
+namespace vqe {
+namespace detail {
+
+struct FrameSlot {
+  Picture reference;
+  Picture distorted;
+  unsigned index = 0;
+  /// CPU parts still to run for this frame (non-temporal task, temporal
+  /// strand); the last to finish frees the slot.
+  std::atomic<int> parts_left{0};
+};
+
+namespace {
+
+std::string request_key(const std::string& extractor, const OptionValues& options) {
+  std::string key = extractor;
+  for (const auto& [k, v] : options) key += fmt::format(":{}={}", k, v);
+  return key;
+}
+
+}  // namespace
+
+class JobState {
+ public:
+  explicit JobState(JobConfig config);
+  ~JobState();
+
+  void start(const VideoFormat& format);
+  bool started() const { return started_; }
+  const VideoFormat& format() const { return format_; }
+
+  /// A free slot (waits while none is; nullptr when `wait` is false and
+  /// none is free).
+  FrameSlot* take_slot(bool wait);
+  void give_back(FrameSlot* slot);  // unsubmitted
+  void submit_slot(FrameSlot* slot);
+
+  unsigned frames_submitted() const { return submitted_.load(); }
+  unsigned frames_final() const { return final_.load(std::memory_order_acquire); }
+  std::optional<double> score(const std::string& name, unsigned index) const;
+  std::vector<std::string> feature_names() const;
+  void flush();
+  JobResult finish();
+  void check_open(const char* call) const;
+
+ private:
+  struct Request {
+    const ExtractorInfo* info;
+    OptionValues options;
+  };
+
+  void build_requests();
+  void worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own);
+  void run_parallel(std::vector<FeatureExtractor*>& extractors, FrameSlot& slot);
+  void run_temporal(FrameSlot& slot);
+  /// Schedules (or, without workers, runs) the temporal chain when the next
+  /// frame in order is ready.
+  void post_temporal(FrameSlot* slot);
+  void temporal_chain();
+  void part_done(FrameSlot* slot);
+  void record_error();
+  void rethrow_if_failed();
+  /// Advances frames_final() and predicts the models of newly final frames.
+  void advance(bool at_end);
+  void predict(unsigned index);
+
+  JobConfig config_;
+  unsigned subsample_ = 1;
+  std::vector<Request> requests_;                        // distinct, in request order
+  std::vector<std::vector<std::string>> model_inputs_;   // per model, emitted names
+
+  bool started_ = false;
+  bool finished_ = false;
+  VideoFormat format_{};
+  FeatureCollector out_;
+  std::vector<std::string> gpu_extractors_;
+  std::unique_ptr<cuda::GpuJob> gpu_;
+  std::vector<std::unique_ptr<FeatureExtractor>> extractors_;  // CPU, request order
+  std::vector<FeatureExtractor*> temporal_, parallel_;
+  unsigned lag_ = 0;
+
+  // Slots and backpressure.
+  std::deque<FrameSlot> slots_;
+  std::deque<FrameSlot*> free_;
+  std::mutex slots_mutex_;
+  std::condition_variable slots_cv_;
+  std::atomic<unsigned> submitted_{0};
+
+  // Workers.
+  std::unique_ptr<WorkScheduler> scheduler_;
+  std::vector<std::thread> threads_;
+  int temporal_token_ = 0;  // its address marks a temporal-chain task
+
+  // The temporal strand: frames whose temporal part waits, by index.
+  std::mutex strand_mutex_;
+  std::map<unsigned, FrameSlot*> strand_ready_;
+  unsigned strand_next_ = 0;
+  bool strand_running_ = false;
+
+  // Completion and finality.
+  mutable std::mutex progress_mutex_;
+  std::condition_variable progress_cv_;  // cpu_done_ advanced
+  std::set<unsigned> done_out_of_order_;
+  unsigned cpu_done_ = 0;                  // frames whose CPU parts are all done
+  std::atomic<unsigned> gpu_collected_{0};
+  std::atomic<unsigned> final_{0};
+  unsigned predicted_ = 0;
+
+  mutable std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
+
+JobState::JobState(JobConfig config) : config_(std::move(config)) {
+  subsample_ = std::max(1u, config_.subsample);
+  if (!simd::is_available(config_.cpu_level))
+    throw Error(fmt::format("CPU level {} is not supported here (highest: {})",
+                            simd::level_name(config_.cpu_level),
+                            simd::level_name(simd::max_level())));
+  if (config_.models.empty() && config_.features.empty())
+    throw Error("nothing to compute: the job has no model and no feature");
+  build_requests();
+}
+
+JobState::~JobState() {
+  if (scheduler_) scheduler_->stop();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+void JobState::build_requests() {
+  // Model inputs first (libvmaf registers model features before --feature),
+  // each with the emitted name under which the model reads it.
+  std::vector<std::pair<const ExtractorInfo*, OptionValues>> all;
+  for (const Model& model : config_.models) {
+    std::vector<std::string> names;
+    for (const ModelFeature& f : model.features()) {
+      const ExtractorInfo* info = find_extractor_by_feature(f.internal_name);
+      if (!info)
+        throw Error(fmt::format("model '{}' needs feature '{}', which no VQE extractor provides",
+                                model.origin(), f.internal_name));
+      all.emplace_back(info, f.options);
+      names.push_back(ParsedOptions(info->name, info->options, f.options)
+                          .feature_name(f.internal_name));
+    }
+    model_inputs_.push_back(std::move(names));
+  }
+  for (const FeatureRequest& r : config_.features) {
+    const ExtractorInfo* info = find_extractor(r.extractor);
+    if (!info) {
+      std::string known;
+      for (const ExtractorInfo* e : all_extractors()) known += (known.empty() ? "" : ", ") + e->name;
+      throw Error(fmt::format("unknown feature '{}' (known: {})", r.extractor, known));
+    }
+    ParsedOptions(info->name, info->options, r.options);  // validates the options now
+    all.emplace_back(info, r.options);
+  }
+  std::vector<std::string> seen;
+  for (auto& [info, options] : all) {
+    const std::string key = request_key(info->name, options);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    requests_.push_back({info, options});
+  }
+  // Model outputs must not collide with each other or with a feature.
+  for (std::size_t m = 0; m < config_.models.size(); ++m)
+    for (std::size_t k = 0; k < m; ++k)
+      if (config_.models[k].name() == config_.models[m].name())
+        throw Error(fmt::format(
+            "two models are named '{}': give each a unique name (-m ...:name=NAME)",
+            config_.models[m].name()));
+}
+
+// The job's GPU part for the configured backend, or null when everything
+// runs on the CPU.
+std::unique_ptr<cuda::GpuJob> make_gpu_job_for(const JobConfig& config, unsigned subsample) {
+  if (config.backend == JobConfig::Backend::kCpu) return nullptr;
+  const int devices = cuda::device_count();
+  if (config.backend == JobConfig::Backend::kCuda) {
+    if (!cuda::compiled_in()) throw Error("--backend cuda: this build has no CUDA backend");
+    if (devices == 0) throw Error("--backend cuda: no CUDA device found");
+    if (config.gpu < 0 || config.gpu >= devices)
+      throw Error(fmt::format("--gpu {}: no such CUDA device ({} found)", config.gpu, devices));
+  } else if (devices == 0 || config.gpu < 0 || config.gpu >= devices) {
+    if (config.on_note)
+      config.on_note(!cuda::compiled_in()
+                         ? "backend auto: this build has no CUDA backend, using the CPU"
+                     : devices == 0
+                         ? "backend auto: no CUDA device found, using the CPU"
+                         : fmt::format("backend auto: no CUDA device {} ({} found), using the CPU",
+                                       config.gpu, devices));
+    return nullptr;
+  }
+  if (config.on_note)
+    config.on_note(fmt::format("backend cuda: device {}: {}", config.gpu,
+                               cuda::describe_device(config.gpu)));
+  return cuda::make_gpu_job(config.gpu, subsample);
+}
+
+void JobState::start(const VideoFormat& format) {
+  if (started_) {
+    if (format != format_)
+      throw Error(fmt::format("job already started with {}x{} {}-bit {}; got {}x{} {}-bit {}",
+                              format_.width, format_.height, format_.bit_depth,
+                              to_string(format_.chroma), format.width, format.height,
+                              format.bit_depth, to_string(format.chroma)));
+    return;
+  }
+  validate_format(format, "job");
+  gpu_ = make_gpu_job_for(config_, subsample_);
+
+  // Each distinct extractor once, in request order: on the GPU when the job
+  // has one and the extractor has a CUDA compute, else on the CPU.
+  struct Built {
+    FeatureExtractor* cpu = nullptr;  // null: GPU extractor `handle`
+    std::size_t handle = 0;
+  };
+  std::vector<Built> built;
+  for (const Request& r : requests_) {
+    if (gpu_ && r.info->make_cuda) {
+      built.push_back({nullptr, gpu_->add(r.info->name, r.options)});
+      gpu_extractors_.push_back(r.info->name);
+      if (config_.on_note) config_.on_note(fmt::format("{}: runs on the GPU", r.info->name));
+    } else {
+      extractors_.push_back(make_extractor(r.info->name, r.options, config_.cpu_level));
+      built.push_back({extractors_.back().get(), 0});
+      if (gpu_ && config_.on_note)
+        config_.on_note(fmt::format("{}: no CUDA implementation, runs on the CPU", r.info->name));
+    }
+  }
+  // Every extractor before the first frame, so that a refusal (frame too
+  // small, bit depth unsupported) comes before any work.
+  for (auto& e : extractors_) {
+    e->init(format);
+    (e->temporal() ? temporal_ : parallel_).push_back(e.get());
+    lag_ = std::max(lag_, e->lag());
+  }
+  if (gpu_) {
+    gpu_->init(format);
+    lag_ = std::max(lag_, gpu_->lag());
+  }
+  for (const Built& b : built)
+    for (const std::string& name : b.cpu ? b.cpu->feature_names() : gpu_->feature_names(b.handle))
+      out_.declare(name);
+  // libvmaf's column order: every model's main score, in -m order, then each
+  // bootstrap collection's per-model scores and statistics.
+  if (!config_.no_prediction) {
+    for (const Model& model : config_.models) out_.declare(model.name());
+    for (const Model& model : config_.models)
+      for (const std::string& name : model.output_names()) out_.declare(name);
+  }
+
+  const unsigned threads = config_.threads;
+  const unsigned in_flight =
+      config_.max_frames_in_flight ? config_.max_frames_in_flight : (threads ? 2 * threads + 2 : 1);
+  for (unsigned i = 0; i < in_flight; ++i) {
+    FrameSlot& s = slots_.emplace_back();
+    s.reference = Picture(format);
+    s.distorted = Picture(format);
+    free_.push_back(&s);
+  }
+  format_ = format;
+  started_ = true;
+
+  if (threads > 0) {
+    scheduler_ = std::make_unique<WorkScheduler>(threads);
+    for (FeatureExtractor* e : temporal_) e->set_tile_runner(scheduler_.get());
+    for (unsigned t = 0; t < threads; ++t) {
+      std::vector<std::unique_ptr<FeatureExtractor>> own;
+      for (FeatureExtractor* p : parallel_) {
+        own.push_back(p->clone());
+        own.back()->init(format);
+        own.back()->set_tile_runner(scheduler_.get());
+      }
+      threads_.emplace_back([this, own = std::move(own)]() mutable { worker_loop(own); });
+    }
+  }
+}
+
+void JobState::check_open(const char* call) const {
+  if (finished_) throw Error(fmt::format("{}: the job is finished", call));
+}
+
+FrameSlot* JobState::take_slot(bool wait) {
+  rethrow_if_failed();
+  std::unique_lock lock(slots_mutex_);
+  if (wait)
+    slots_cv_.wait(lock, [&] { return !free_.empty(); });
+  else if (free_.empty())
+    return nullptr;
+  FrameSlot* s = free_.front();
+  free_.pop_front();
+  return s;
+}
+
+void JobState::give_back(FrameSlot* slot) {
+  {
+    std::lock_guard lock(slots_mutex_);
+    free_.push_back(slot);
+  }
+  slots_cv_.notify_all();
+}
+
+void JobState::submit_slot(FrameSlot* slot) {
+  const unsigned index = submitted_.fetch_add(1);
+  slot->index = index;
+  try {
+    if (gpu_) {
+      gpu_->submit(slot->reference, slot->distorted, index, out_);
+      gpu_collected_.store(gpu_->collected_frames(), std::memory_order_release);
+    }
+  } catch (...) {
+    give_back(slot);
+    throw;
+  }
+  const int parts = (parallel_.empty() ? 0 : 1) + (temporal_.empty() ? 0 : 1);
+  slot->parts_left.store(parts, std::memory_order_relaxed);
+  if (parts == 0) {
+    part_done(slot);
+    return;
+  }
+  if (!temporal_.empty()) post_temporal(slot);
+  if (!parallel_.empty()) {
+    if (scheduler_) {
+      scheduler_->push(slot);
+    } else {
+      run_parallel(parallel_, *slot);
+      part_done(slot);
+    }
+  }
+  rethrow_if_failed();
+}
+
+void JobState::worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own) {
+  std::vector<FeatureExtractor*> mine;
+  for (auto& e : own) mine.push_back(e.get());
+  while (void* item = scheduler_->next_item()) {
+    if (item == &temporal_token_) {
+      temporal_chain();
+      continue;
+    }
+    auto* slot = static_cast<FrameSlot*>(item);
+    run_parallel(mine, *slot);
+    part_done(slot);
+  }
+}
+
+void JobState::run_parallel(std::vector<FeatureExtractor*>& extractors, FrameSlot& slot) {
+  {
+    std::lock_guard lock(error_mutex_);
+    if (error_) return;
+  }
+  try {
+    const bool sampled = slot.index % subsample_ == 0;
+    for (FeatureExtractor* e : extractors)
+      if (sampled || e->every_frame()) e->extract(slot.reference, slot.distorted, slot.index, out_);
+  } catch (...) {
+    record_error();
+  }
+}
+
+void JobState::run_temporal(FrameSlot& slot) {
+  {
+    std::lock_guard lock(error_mutex_);
+    if (error_) return;
+  }
+  try {
+    for (FeatureExtractor* e : temporal_)
+      e->extract(slot.reference, slot.distorted, slot.index, out_);
+  } catch (...) {
+    record_error();
+  }
+}
+
+void JobState::post_temporal(FrameSlot* slot) {
+  bool start_chain = false;
+  {
+    std::lock_guard lock(strand_mutex_);
+    strand_ready_.emplace(slot->index, slot);
+    if (!strand_running_ && strand_ready_.begin()->first == strand_next_) {
+      strand_running_ = true;
+      start_chain = true;
+    }
+  }
+  if (!start_chain) return;
+  if (scheduler_)
+    scheduler_->push(&temporal_token_);
+  else
+    temporal_chain();
+}
+
+void JobState::temporal_chain() {
+  for (;;) {
+    FrameSlot* slot = nullptr;
+    {
+      std::lock_guard lock(strand_mutex_);
+      auto it = strand_ready_.find(strand_next_);
+      if (it == strand_ready_.end()) {
+        strand_running_ = false;
+        return;
+      }
+      slot = it->second;
+      strand_ready_.erase(it);
+      ++strand_next_;
+    }
+    run_temporal(*slot);
+    part_done(slot);
+  }
+}
+
+void JobState::part_done(FrameSlot* slot) {
+  if (slot->parts_left.load(std::memory_order_relaxed) > 0 &&
+      slot->parts_left.fetch_sub(1, std::memory_order_acq_rel) != 1)
+    return;
+  const unsigned index = slot->index;
+  give_back(slot);
+  {
+    std::lock_guard lock(progress_mutex_);
+    done_out_of_order_.insert(index);
+    while (!done_out_of_order_.empty() && *done_out_of_order_.begin() == cpu_done_) {
+      done_out_of_order_.erase(done_out_of_order_.begin());
+      ++cpu_done_;
+    }
+  }
+  progress_cv_.notify_all();
+  advance(false);
+}
+
+void JobState::advance(bool at_end) {
+  std::lock_guard lock(progress_mutex_);
+  unsigned ready = cpu_done_;
+  if (gpu_) ready = std::min(ready, gpu_collected_.load(std::memory_order_acquire));
+  unsigned final_frames = at_end ? submitted_.load() : (ready > lag_ ? ready - lag_ : 0);
+  if (!config_.no_prediction)
+    for (; predicted_ < final_frames; ++predicted_) {
+      if (predicted_ % subsample_) continue;
+      try {
+        predict(predicted_);
+      } catch (...) {
+        record_error();
+        final_frames = predicted_;
+        break;
+      }
+    }
+  final_.store(std::max(final_.load(std::memory_order_relaxed), final_frames),
+               std::memory_order_release);
+}
+
+void JobState::predict(unsigned index) {
+  for (std::size_t m = 0; m < config_.models.size(); ++m) {
+    const Model& model = config_.models[m];
+    const std::vector<std::string>& inputs = model_inputs_[m];
+    const std::vector<std::string> outputs = model.output_names();
+    std::vector<double> values(inputs.size());
+    std::vector<double> scores(outputs.size());
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const auto v = out_.get(inputs[k], index);
+      if (!v)
+        throw Error(fmt::format("model '{}': feature '{}' has no value at frame {}",
+                                model.origin(), inputs[k], index));
+      values[k] = *v;
+    }
+    model.predict(values, scores);
+    for (std::size_t k = 0; k < outputs.size(); ++k) out_.set(outputs[k], index, scores[k]);
+  }
+}
+
+void JobState::record_error() {
+  std::lock_guard lock(error_mutex_);
+  if (!error_) error_ = std::current_exception();
+}
+
+void JobState::rethrow_if_failed() {
+  std::lock_guard lock(error_mutex_);
+  if (error_) std::rethrow_exception(error_);
+}
+
+std::optional<double> JobState::score(const std::string& name, unsigned index) const {
+  if (index >= frames_final()) return std::nullopt;
+  return out_.get(name, index);
+}
+
+std::vector<std::string> JobState::feature_names() const { return out_.names(); }
+
+void JobState::flush() {
+  if (!started_) return;
+  {
+    // Every submitted frame's CPU parts done (slots the caller holds
+    // unsubmitted do not count).
+    std::unique_lock lock(progress_mutex_);
+    progress_cv_.wait(lock, [&] { return cpu_done_ == submitted_; });
+  }
+  if (gpu_) {
+    gpu_->drain(out_);
+    gpu_collected_.store(gpu_->collected_frames(), std::memory_order_release);
+  }
+  advance(false);
+  rethrow_if_failed();
+}
+
+JobResult JobState::finish() {
+  check_open("finish");
+  if (!started_ || submitted_ == 0) {
+    finished_ = true;
+    throw Error("no frames to score: the job received no frame");
+  }
+  flush();
+  finished_ = true;
+  if (scheduler_) scheduler_->stop();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  if (gpu_) gpu_->finish(out_);
+  for (auto& e : extractors_) e->flush(out_);
+  advance(true);
+  rethrow_if_failed();
+  JobResult result;
+  result.format = format_;
+  result.frames = submitted_;
+  result.features = std::move(out_);
+  result.gpu_extractors = gpu_extractors_;
+  return result;
+}
+
+}  // namespace detail
+
+// --- JobFrame ---------------------------------------------------------------
+
+JobFrame::JobFrame(JobFrame&& other) noexcept : job_(other.job_), slot_(other.slot_) {
+  other.job_ = nullptr;
+  other.slot_ = nullptr;
+}
+
+JobFrame& JobFrame::operator=(JobFrame&& other) noexcept {
+  if (this != &other) {
+    if (slot_) job_->give_back(slot_);
+    job_ = other.job_;
+    slot_ = other.slot_;
+    other.job_ = nullptr;
+    other.slot_ = nullptr;
+  }
+  return *this;
+}
+
+JobFrame::~JobFrame() {
+  if (slot_) job_->give_back(slot_);
+}
+
+Picture& JobFrame::reference() {
+  if (!slot_) throw Error("JobFrame: empty (already submitted or never acquired)");
+  return slot_->reference;
+}
+
+Picture& JobFrame::distorted() {
+  if (!slot_) throw Error("JobFrame: empty (already submitted or never acquired)");
+  return slot_->distorted;
+}
+
+// --- Job --------------------------------------------------------------------
+
+Job::Job(JobConfig config) : state_(std::make_unique<detail::JobState>(std::move(config))) {}
+Job::~Job() = default;
+
+void Job::start(const VideoFormat& format) {
+  state_->check_open("start");
+  state_->start(format);
+}
+
+void Job::submit(const PictureView& reference, const PictureView& distorted) {
+  state_->check_open("submit");
+  if (reference.format != distorted.format)
+    throw Error(fmt::format("submit: reference is {}x{} {}-bit {} but distorted is {}x{} {}-bit {}",
+                            reference.format.width, reference.format.height,
+                            reference.format.bit_depth, to_string(reference.format.chroma),
+                            distorted.format.width, distorted.format.height,
+                            distorted.format.bit_depth, to_string(distorted.format.chroma)));
+  state_->start(reference.format);
+  JobFrame frame(state_.get(), state_->take_slot(true));
+  copy_picture(reference, frame.reference(), "submit: reference");
+  copy_picture(distorted, frame.distorted(), "submit: distorted");
+  submit(std::move(frame));
+}
+
+bool Job::try_submit(const PictureView& reference, const PictureView& distorted) {
+  state_->check_open("try_submit");
+  if (reference.format != distorted.format)
+    throw Error("try_submit: reference and distorted differ in format");
+  state_->start(reference.format);
+  detail::FrameSlot* slot = state_->take_slot(false);
+  if (!slot) return false;
+  JobFrame frame(state_.get(), slot);
+  copy_picture(reference, frame.reference(), "try_submit: reference");
+  copy_picture(distorted, frame.distorted(), "try_submit: distorted");
+  submit(std::move(frame));
+  return true;
+}
+
+JobFrame Job::acquire() {
+  state_->check_open("acquire");
+  if (!state_->started()) throw Error("acquire: the job has no format yet (call start() first)");
+  return JobFrame(state_.get(), state_->take_slot(true));
+}
+
+JobFrame Job::acquire(const VideoFormat& format) {
+  start(format);
+  return acquire();
+}
+
+void Job::submit(JobFrame&& frame) {
+  state_->check_open("submit");
+  if (!frame.slot_ || frame.job_ != state_.get())
+    throw Error("submit: the frame is empty or belongs to another job");
+  detail::FrameSlot* slot = frame.slot_;
+  frame.slot_ = nullptr;
+  frame.job_ = nullptr;
+  state_->submit_slot(slot);
+}
+
+unsigned Job::frames_submitted() const { return state_->frames_submitted(); }
+unsigned Job::frames_final() const { return state_->frames_final(); }
+std::optional<double> Job::score(const std::string& name, unsigned index) const {
+  return state_->score(name, index);
+}
+std::vector<std::string> Job::feature_names() const { return state_->feature_names(); }
+void Job::flush() {
+  state_->check_open("flush");
+  state_->flush();
+}
+JobResult Job::finish() { return state_->finish(); }
+
+}  // namespace vqe
