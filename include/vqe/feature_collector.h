@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,11 @@ namespace vqe {
 
 /// Pooling methods over frames, as libvmaf's VmafPoolingMethod.
 enum class PoolMethod { kMin, kMax, kMean, kHarmonicMean };
+
+/// Pools `values` by `method` (libvmaf's definitions: min, max, arithmetic
+/// mean, and harmonic mean n / Σ 1/(x+1) − 1, summed in order in double).
+/// Returns nullopt for an empty span.
+std::optional<double> pool(std::span<const double> values, PoolMethod method);
 
 /// Thread-safe store of feature values by emitted name and frame index.
 /// Features keep the order in which they were first declared or set, which
@@ -44,11 +50,13 @@ class FeatureCollector {
   unsigned frame_count() const;
   bool has(const std::string& name) const;
 
-  /// Pools `name` over frames [0, frame_count) taking every `subsample`-th
-  /// frame (libvmaf's vmaf_feature_score_pooled). Harmonic mean is
-  /// n / Σ 1/(x+1) − 1. Returns nullopt if a pooled frame has no value.
+  /// Pools `name` over frames [first, last] (last clamped to
+  /// frame_count() − 1) taking every `subsample`-th frame counted from 0
+  /// (libvmaf's vmaf_feature_score_pooled with index_low/index_high).
+  /// Returns nullopt if a pooled frame has no value or no frame is pooled.
   std::optional<double> pooled(const std::string& name, PoolMethod method,
-                               unsigned subsample = 1) const;
+                               unsigned subsample = 1, unsigned first = 0,
+                               unsigned last = ~0u) const;
 
  private:
   struct Column {

@@ -2,7 +2,9 @@
 #pragma once
 /// @file Result writers in libvmaf's XML, JSON, CSV and SUB layouts.
 
+#include <memory>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "vqe/feature_collector.h"
@@ -42,5 +44,34 @@ struct OutputInfo {
 /// feature, and aggregate metrics, in the layout libvmaf's `vmaf` tool
 /// writes (libvmaf/src/output.c). JSON output is always valid JSON.
 void write_output(std::ostream& out, const FeatureCollector& features, const OutputInfo& info);
+
+/// A file that appears complete or not at all. The constructor creates a
+/// temporary file beside `path` (same folder, so the final rename is
+/// atomic), which makes a missing folder, a read-only folder or a name too
+/// long fail at once, before any work; commit() writes what stream()
+/// received, flushes it to the disk and renames it over `path`. Destroyed
+/// without commit(), it removes the temporary file and leaves `path` as it
+/// was. Errors throw vqe::Error naming the path and the system's reason.
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  /// Where to write the contents (kept in memory until commit()).
+  std::ostream& stream();
+  void commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::string temp_;
+  int fd_ = -1;
+  std::unique_ptr<std::ostringstream> buffer_;
+};
+
+/// write_output() into `path` through an OutputFile.
+void write_output_file(const std::string& path, const FeatureCollector& features,
+                       const OutputInfo& info);
 
 }  // namespace vqe

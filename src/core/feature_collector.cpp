@@ -78,26 +78,16 @@ bool FeatureCollector::has(const std::string& name) const {
   return columns_.count(name) != 0;
 }
 
-std::optional<double> FeatureCollector::pooled(const std::string& name, PoolMethod method,
-                                               unsigned subsample) const {
-  const unsigned n = frame_count();
-  std::lock_guard lock(mutex_);
-  auto it = columns_.find(name);
-  if (it == columns_.end() || n == 0) return std::nullopt;
-  const Column& c = it->second;
-  unsigned count = 0;
-  double min = 0, max = 0, sum = 0, inv_sum = 0;
-  for (unsigned i = 0; i < n; ++i) {
-    if (subsample > 1 && i % subsample) continue;
-    if (i >= c.values.size() || !c.written[i]) return std::nullopt;
-    const double s = c.values[i];
+std::optional<double> pool(std::span<const double> values, PoolMethod method) {
+  if (values.empty()) return std::nullopt;
+  double min = values[0], max = values[0], sum = 0, inv_sum = 0;
+  for (double s : values) {
     sum += s;
     inv_sum += 1.0 / (s + 1.0);
-    if (count == 0 || s < min) min = s;
-    if (count == 0 || s > max) max = s;
-    ++count;
+    if (s < min) min = s;
+    if (s > max) max = s;
   }
-  if (count == 0) return std::nullopt;
+  const double count = static_cast<double>(values.size());
   switch (method) {
     case PoolMethod::kMin: return min;
     case PoolMethod::kMax: return max;
@@ -105,6 +95,26 @@ std::optional<double> FeatureCollector::pooled(const std::string& name, PoolMeth
     case PoolMethod::kHarmonicMean: return count / inv_sum - 1.0;
   }
   return std::nullopt;
+}
+
+std::optional<double> FeatureCollector::pooled(const std::string& name, PoolMethod method,
+                                               unsigned subsample, unsigned first,
+                                               unsigned last) const {
+  const unsigned n = frame_count();
+  std::vector<double> values;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = columns_.find(name);
+    if (it == columns_.end() || n == 0) return std::nullopt;
+    const Column& c = it->second;
+    const unsigned end = last < n ? last + 1 : n;
+    for (unsigned i = first; i < end; ++i) {
+      if (subsample > 1 && i % subsample) continue;
+      if (i >= c.values.size() || !c.written[i]) return std::nullopt;
+      values.push_back(c.values[i]);
+    }
+  }
+  return pool(values, method);
 }
 
 }  // namespace vqe

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "vqe/output.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/printf.h>
@@ -192,6 +200,65 @@ void write_output(std::ostream& out, const FeatureCollector& features, const Out
     case OutputFormat::kCsv: write_csv(out, features, info); break;
     case OutputFormat::kSub: write_sub(out, features, info); break;
   }
+}
+
+OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+  if (path_.empty()) throw Error("output path is empty");
+  const std::size_t slash = path_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
+  std::string templ = (slash == std::string::npos ? std::string() : dir) + "." + base + ".vqe-XXXXXX";
+  std::vector<char> name(templ.begin(), templ.end());
+  name.push_back('\0');
+  fd_ = ::mkstemp(name.data());
+  if (fd_ < 0)
+    throw Error(fmt::format("{}: cannot create the output file: {}", path_, std::strerror(errno)));
+  temp_ = name.data();
+  // mkstemp's 0600 becomes the usual mode of a new file (0666 minus umask).
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd_, 0666 & ~mask);
+  buffer_ = std::make_unique<std::ostringstream>();
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+}
+
+std::ostream& OutputFile::stream() { return *buffer_; }
+
+void OutputFile::commit() {
+  if (temp_.empty()) throw Error(fmt::format("{}: output already written", path_));
+  const std::string data = buffer_->str();
+  const char* p = data.data();
+  std::size_t left = data.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(fmt::format("{}: cannot write the output file: {}", path_, std::strerror(errno)));
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS)
+    throw Error(fmt::format("{}: cannot write the output file: {}", path_, std::strerror(errno)));
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0)
+    throw Error(fmt::format("{}: cannot write the output file: {}", path_, std::strerror(errno)));
+  if (::rename(temp_.c_str(), path_.c_str()) != 0)
+    throw Error(fmt::format("{}: cannot replace the output file: {}", path_,
+                            std::strerror(errno)));
+  temp_.clear();
+}
+
+void write_output_file(const std::string& path, const FeatureCollector& features,
+                       const OutputInfo& info) {
+  OutputFile file(path);
+  write_output(file.stream(), features, info);
+  file.commit();
 }
 
 }  // namespace vqe
