@@ -4,12 +4,8 @@
 // vqe::Error; every other outcome (crash, sanitizer report, other exception
 // escaping, hang) is a bug. Loaded models are also asked for a prediction.
 //
-// Build (not part of CMake; needs clang):
-//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined \
-//     -ffp-contract=off -Iinclude -Isrc fuzz/fuzz_model_json.cpp \
-//     src/model/*.cpp src/model/builtin/index.cpp src/model/builtin/vqem_*.cpp \
-//     src/core/options.cpp src/core/registry.cpp -lsvm -lfmt -o fuzz_model_json
-//   ./fuzz_model_json -max_len=65536 corpus/   # seed corpus: ../shared/models/*.json
+// Built by the `fuzz` CMake preset; run by scripts/fuzz (seed corpus:
+// ../shared/models/*.json).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

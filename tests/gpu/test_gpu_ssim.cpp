@@ -193,19 +193,19 @@ TEST(CudaSsim, Timing) {
         auto job = vqe::cuda::make_gpu_job(0, 1);
         const std::size_t h = job->add(name, {});
         job->init(frames[0].first.format());
-        job->preload(pre);
+        vqe::cuda::bench_hooks(*job).preload(pre);
         FeatureCollector out;
         for (const std::string& n : job->feature_names(h)) out.declare(n);
         unsigned index = 0;
-        for (int i = 0; i < warm; ++i, ++index) job->submit_preloaded(i % pre.size(), index, out);
-        job->enable_kernel_timing(events);
+        for (int i = 0; i < warm; ++i, ++index) vqe::cuda::bench_hooks(*job).submit_preloaded(i % pre.size(), index, out);
+        vqe::cuda::bench_hooks(*job).enable_kernel_timing(events);
         const auto t0 = std::chrono::steady_clock::now();
-        for (int i = 0; i < timed; ++i, ++index) job->submit_preloaded(i % pre.size(), index, out);
+        for (int i = 0; i < timed; ++i, ++index) vqe::cuda::bench_hooks(*job).submit_preloaded(i % pre.size(), index, out);
         job->finish(out);
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (events) {
-          const auto times = job->kernel_times_ms();
+          const auto times = vqe::cuda::bench_hooks(*job).kernel_times_ms();
           event_ms = times.empty() ? 0.0 : times[0].second / timed;
         } else {
           fps = timed / wall;

@@ -361,8 +361,8 @@ TEST(CudaParity, UploadPathsStreamsAndDeterminism) {
       auto job = vqe::cuda::make_gpu_job(0, 1);
       const std::size_t h = job->add(c.extractor, c.options);
       job->init(f);
-      job->enable_kernel_timing(true);
-      if (path == 3) job->set_concurrent_frames(false);
+      vqe::cuda::bench_hooks(*job).enable_kernel_timing(true);
+      if (path == 3) vqe::cuda::bench_hooks(*job).set_concurrent_frames(false);
       FeatureCollector out;
       for (const std::string& n : job->feature_names(h)) out.declare(n);
       if (path == 1)
@@ -373,16 +373,16 @@ TEST(CudaParity, UploadPathsStreamsAndDeterminism) {
       if (path == 2) {
         std::vector<std::pair<const Picture*, const Picture*>> ptrs;
         for (auto& [r, d] : frames) ptrs.emplace_back(&r, &d);
-        job->preload(ptrs);
+        vqe::cuda::bench_hooks(*job).preload(ptrs);
       }
       for (unsigned i = 0; i < frames.size(); ++i) {
         if (path == 2)
-          job->submit_preloaded(i, i, out);
+          vqe::cuda::bench_hooks(*job).submit_preloaded(i, i, out);
         else
           job->submit(frames[i].first, frames[i].second, i, out);
       }
       job->finish(out);
-      const auto times = job->kernel_times_ms();
+      const auto times = vqe::cuda::bench_hooks(*job).kernel_times_ms();
       ASSERT_EQ(times.size(), 1u);
       EXPECT_GE(times[0].second, 0.0) << case_name(c);
       EXPECT_GT(job->device_peak_bytes(), 0u);

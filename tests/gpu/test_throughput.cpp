@@ -31,7 +31,7 @@ double run(vqe::cuda::GpuJob& job, const std::vector<std::pair<Picture, Picture>
   auto submit = [&](unsigned i) {
     const std::size_t k = i % frames.size();
     if (preloaded)
-      job.submit_preloaded(k, i, out);
+      vqe::cuda::bench_hooks(job).submit_preloaded(k, i, out);
     else
       job.submit(frames[k].first, frames[k].second, i, out);
   };
@@ -69,23 +69,23 @@ TEST(CudaThroughput, VmafFeatureSet) {
       for (const char* e : {"vif", "adm", "motion"})
         if (vqe::cuda::has_cuda_extractor(e)) job->add(e, {});
       job->init(f);
-      job->set_concurrent_frames(concurrent);
+      vqe::cuda::bench_hooks(*job).set_concurrent_frames(concurrent);
       if (preloaded) {
         std::vector<std::pair<const Picture*, const Picture*>> ptrs;
         for (auto& [r, d] : frames) ptrs.emplace_back(&r, &d);
-        job->preload(ptrs);
+        vqe::cuda::bench_hooks(*job).preload(ptrs);
       } else {
         for (auto& [r, d] : frames) {
           job->register_host(r);
           job->register_host(d);
         }
       }
-      if (mode == 2) job->enable_kernel_timing(true);
+      if (mode == 2) vqe::cuda::bench_hooks(*job).enable_kernel_timing(true);
       const double fps = run(*job, frames, 32, sz.frames, preloaded);
       if (mode == 2) {
         std::printf("[throughput] %dx%d %d-bit GPU time per frame (serial, on-device):", sz.w,
                     sz.h, sz.bpc);
-        for (const auto& [name, ms] : job->kernel_times_ms())
+        for (const auto& [name, ms] : vqe::cuda::bench_hooks(*job).kernel_times_ms())
           std::printf(" %s %.1f us", name.c_str(), 1000.0 * ms / (32 + sz.frames));
         std::printf("\n");
       }

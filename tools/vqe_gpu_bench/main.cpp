@@ -177,13 +177,13 @@ Measurement run(const Workload& w, const FrameSet& set, const Args& args, bool u
   } else {
     std::vector<std::pair<const vqe::Picture*, const vqe::Picture*>> pairs;
     for (unsigned i = 0; i < n; ++i) pairs.emplace_back(&set.ref[i], &set.dist[i]);
-    job->preload(pairs);
+    vqe::cuda::bench_hooks(*job).preload(pairs);
   }
   const auto submit = [&](unsigned i, unsigned index, vqe::FeatureCollector& out) {
     if (upload)
       job->submit(set.ref[i], set.dist[i], index, out);
     else
-      job->submit_preloaded(i, index, out);
+      vqe::cuda::bench_hooks(*job).submit_preloaded(i, index, out);
   };
   // Warm-up: the first frames of the stream, before the clock starts.
   vqe::FeatureCollector out;
@@ -226,18 +226,18 @@ std::vector<std::pair<std::string, double>> kernel_times(const Workload& w, cons
   auto job = vqe::cuda::make_gpu_job(args.device, 1);
   for (const auto& [name, opts] : w.extractors) job->add(name, opts);
   job->init(set.ref.front().format());
-  job->set_concurrent_frames(false);
+  vqe::cuda::bench_hooks(*job).set_concurrent_frames(false);
   const unsigned n = std::min<unsigned>(static_cast<unsigned>(set.ref.size()), 64u);
   std::vector<std::pair<const vqe::Picture*, const vqe::Picture*>> pairs;
   for (unsigned i = 0; i < n; ++i) pairs.emplace_back(&set.ref[i], &set.dist[i]);
-  job->preload(pairs);
-  job->enable_kernel_timing(true);
+  vqe::cuda::bench_hooks(*job).preload(pairs);
+  vqe::cuda::bench_hooks(*job).enable_kernel_timing(true);
   vqe::FeatureCollector out;
   unsigned index = 0;
   for (int pass = 0; pass < 2; ++pass)
-    for (unsigned i = 0; i < n; ++i) job->submit_preloaded(i, index++, out);
+    for (unsigned i = 0; i < n; ++i) vqe::cuda::bench_hooks(*job).submit_preloaded(i, index++, out);
   job->finish(out);
-  auto times = job->kernel_times_ms();
+  auto times = vqe::cuda::bench_hooks(*job).kernel_times_ms();
   for (auto& t : times) t.second = t.second * 1000.0 / index;  // microseconds per frame
   return times;
 }

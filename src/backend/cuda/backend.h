@@ -71,6 +71,33 @@ class GpuJob {
   /// The largest lag() of the added extractors (see CudaExtractor::lag).
   virtual unsigned lag() const = 0;
 
+  /// Page-locks `picture`'s memory (cudaHostRegister) so that submit()
+  /// uploads straight from it, without the copy into pinned staging: the
+  /// "frames in host RAM" path at PCIe speed. The picture must stay alive
+  /// and must not change until finish() or unregister_host(). Call after
+  /// init(); registering costs milliseconds (outside any timed region).
+  virtual void register_host(const Picture& picture) = 0;
+  virtual void unregister_host(const Picture& picture) = 0;
+
+  /// Device bytes allocated by this job (pool chunks: frame ring, preloaded
+  /// pairs, every extractor's buffers); the job frees nothing before its end,
+  /// so this is also the peak. Pinned host bytes likewise.
+  virtual std::size_t device_bytes() const = 0;
+  virtual std::size_t device_peak_bytes() const { return device_bytes(); }
+  virtual std::size_t pinned_host_bytes() const = 0;
+
+  /// Human-readable device name ("NVIDIA H200 (sm_90, 139 GiB)").
+  virtual std::string device_name() const = 0;
+};
+
+/// Benchmark and test aids of a GpuJob (kept out of its production
+/// interface): upload on or off, concurrency on or off, frames preloaded to
+/// the device, per-extractor GPU times. Every GpuJob of this build
+/// implements it; bench_hooks() gives it.
+class GpuBenchHooks {
+ public:
+  virtual ~GpuBenchHooks() = default;
+
   /// Benchmark aid: when false, submit() skips the staging copy and the
   /// upload and computes on whatever the frame's device slot holds. Default
   /// true. (preload()/submit_preloaded() are the cleaner way.)
@@ -92,14 +119,6 @@ class GpuJob {
   /// the preloaded pairs as consecutive frames).
   virtual void submit_preloaded(std::size_t i, unsigned index, FeatureCollector& out) = 0;
 
-  /// Page-locks `picture`'s memory (cudaHostRegister) so that submit()
-  /// uploads straight from it, without the copy into pinned staging: the
-  /// "frames in host RAM" path at PCIe speed. The picture must stay alive
-  /// and must not change until finish() or unregister_host(). Call after
-  /// init(); registering costs milliseconds (outside any timed region).
-  virtual void register_host(const Picture& picture) = 0;
-  virtual void unregister_host(const Picture& picture) = 0;
-
   /// When on, each extractor's enqueued work is bracketed by CUDA events;
   /// kernel_times_ms() then gives, per extractor (in add() order, named
   /// "<extractor>#<handle>"), the summed GPU time of the frames collected
@@ -108,16 +127,10 @@ class GpuJob {
   virtual void enable_kernel_timing(bool enabled) = 0;
   virtual std::vector<std::pair<std::string, double>> kernel_times_ms() const = 0;
 
-  /// Device bytes allocated by this job (pool chunks: frame ring, preloaded
-  /// pairs, every extractor's buffers); the job frees nothing before its end,
-  /// so this is also the peak. Pinned host bytes likewise.
-  virtual std::size_t device_bytes() const = 0;
-  virtual std::size_t device_peak_bytes() const { return device_bytes(); }
-  virtual std::size_t pinned_host_bytes() const = 0;
-
-  /// Human-readable device name ("NVIDIA H200 (sm_90, 139 GiB)").
-  virtual std::string device_name() const = 0;
 };
+
+/// The benchmark aids of `job`.
+GpuBenchHooks& bench_hooks(GpuJob& job);
 
 /// A job on CUDA device `device` (0-based) scoring every `subsample`-th frame
 /// with non-temporal extractors. Throws vqe::Error when the build has no CUDA

@@ -266,7 +266,7 @@ void Context::wait_slot(int slot) { VQE_CUDA_CHECK(cudaEventSynchronize(done_[sl
 
 namespace {
 
-class GpuJobImpl final : public GpuJob {
+class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
  public:
   GpuJobImpl(int device, unsigned subsample)
       : ctx_(device), subsample_(subsample ? subsample : 1) {}
@@ -445,6 +445,8 @@ class GpuJobImpl final : public GpuJob {
 };
 
 }  // namespace
+
+GpuBenchHooks& bench_hooks(GpuJob& job) { return dynamic_cast<GpuJobImpl&>(job); }
 
 std::unique_ptr<GpuJob> make_gpu_job(int device, unsigned subsample) {
   return std::make_unique<GpuJobImpl>(device, subsample);

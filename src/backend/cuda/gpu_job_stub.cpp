@@ -10,4 +10,8 @@ std::unique_ptr<GpuJob> make_gpu_job(int, unsigned) {
               "VQE_ENABLE_CUDA=ON)");
 }
 
+GpuBenchHooks& bench_hooks(GpuJob&) {
+  throw Error("this build has no CUDA backend");
+}
+
 }  // namespace vqe::cuda
