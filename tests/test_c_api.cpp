@@ -157,7 +157,7 @@ TEST(CApi, BadCallsReturnErrorsWithMessages) {
   expect_error(vqe_job_open(&bad, &cfg), VQE_ERROR_INVALID_ARGUMENT, "unknown level");
   EXPECT_EQ(bad, nullptr);
   cfg.cpu_level = nullptr;
-  cfg.backend = static_cast<VqeBackend>(42);
+  cfg.backend = 42;  // not a VqeBackend value
   expect_error(vqe_job_open(&bad, &cfg), VQE_ERROR_INVALID_ARGUMENT, "unknown backend");
 
   VqeJob* c = nullptr;

@@ -86,7 +86,7 @@ typedef struct VqeConfig {
   unsigned threads;              /**< worker threads; 0 computes in the submitting thread */
   unsigned subsample;            /**< score every N-th frame (1 = all) */
   unsigned max_frames_in_flight; /**< frame pairs held at most; 0 = 2·threads + 2 */
-  VqeBackend backend;
+  int backend;                   /**< a VqeBackend value; others are refused by vqe_job_open */
   int gpu;                       /**< CUDA device index */
   const char *cpu_level;         /**< NULL = best; "scalar", "sse4", "avx2", "avx512", "neon" */
   uint64_t cpumask;              /**< libvmaf's --cpumask bits (disables instruction sets) */

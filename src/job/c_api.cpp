@@ -151,13 +151,13 @@ int vqe_job_open(VqeJob** job, const VqeConfig* config) {
     j->config.threads = c.threads;
     j->config.subsample = c.subsample ? c.subsample : 1;
     j->config.max_frames_in_flight = c.max_frames_in_flight;
-    switch (c.backend) {
+    switch (c.backend) {  // an int: C callers may store any value
       case VQE_BACKEND_CPU: j->config.backend = vqe::JobConfig::Backend::kCpu; break;
       case VQE_BACKEND_CUDA: j->config.backend = vqe::JobConfig::Backend::kCuda; break;
       case VQE_BACKEND_AUTO: j->config.backend = vqe::JobConfig::Backend::kAuto; break;
       default:
         return fail(VQE_ERROR_INVALID_ARGUMENT,
-                    fmt::format("vqe_job_open: unknown backend {}", static_cast<int>(c.backend)));
+                    fmt::format("vqe_job_open: unknown backend {}", c.backend));
     }
     j->config.gpu = c.gpu;
     vqe::simd::Level level = vqe::simd::max_level();
