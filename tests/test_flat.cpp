@@ -40,13 +40,24 @@ struct FlatCase {
 
 class Flat : public ::testing::TestWithParam<FlatCase> {};
 
+// The case's two inputs, written to temporary files.
+std::pair<std::filesystem::path, std::filesystem::path> flat_inputs(const FlatCase& c) {
+  return {write_temp(std::string("flat_ref_") + c.file + ".y4m", flat_y4m(c.bits, c.ref_y, c.ref_c)),
+          write_temp(std::string("flat_dist_") + c.file + ".y4m",
+                     flat_y4m(c.bits, c.dist_y, c.dist_c))};
+}
+
+// libvmaf's JSON for the case, keys in libvmaf's order.
+nlohmann::ordered_json libvmaf_json(const FlatCase& c) {
+  std::ifstream in(std::string(VQE_SOURCE_DIR) + "/tests/data/libvmaf_flat/" + c.file);
+  if (!in) throw Error(std::string("cannot open tests/data/libvmaf_flat/") + c.file);
+  return nlohmann::ordered_json::parse(in);
+}
+
 TEST_P(Flat, MatchesLibvmafWithoutNaN) {
   const FlatCase& c = GetParam();
-  const auto ref = write_temp(std::string("flat_ref_") + c.file + ".y4m", flat_y4m(c.bits, c.ref_y, c.ref_c));
-  const auto dist = write_temp(std::string("flat_dist_") + c.file + ".y4m", flat_y4m(c.bits, c.dist_y, c.dist_c));
-  std::ifstream in(std::string(VQE_SOURCE_DIR) + "/tests/data/libvmaf_flat/" + c.file);
-  ASSERT_TRUE(in) << c.file;
-  const auto expected = nlohmann::json::parse(in);
+  const auto [ref, dist] = flat_inputs(c);
+  const auto expected = libvmaf_json(c);
 
   JobConfig cfg;
   for (const auto& [version, name] : {std::pair{"vmaf_v0.6.1", "vmaf"},
@@ -87,6 +98,31 @@ TEST_P(Flat, MatchesLibvmafWithoutNaN) {
   for (const auto& [name, v] : expected["frames"][0]["metrics"].items())
     EXPECT_TRUE(r.features.has(name)) << "VQE lacks " << name;
   EXPECT_GT(compared, 100);
+}
+
+// libvmaf's column order is the order in which its one-thread run first
+// writes each feature (frame 0 extractor by extractor, then later frames,
+// then flush, then the models); the key order of libvmaf's own JSON here is
+// that order. VQE's output must list the same names in the same order.
+TEST_P(Flat, ColumnsInLibvmafOrder) {
+  const FlatCase& c = GetParam();
+  const auto [ref, dist] = flat_inputs(c);
+  const auto expected = libvmaf_json(c);
+  JobConfig cfg;
+  for (const char* spec : {"version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg",
+                           "version=vmaf_b_v0.6.3:name=vmaf_b"})
+    cfg.models.push_back(load_model_spec(spec));
+  for (const char* f : {"psnr", "float_ssim", "float_vif", "float_adm", "float_motion",
+                        "float_psnr", "float_ansnr", "float_moment", "ciede", "psnr_hvs"})
+    cfg.features.push_back({f, {}});
+  cfg.threads = 2;  // the order does not depend on which thread finishes first
+  const JobResult r = run_pair(ref, dist, cfg);
+  std::vector<std::string> libvmaf_frame, libvmaf_pooled;
+  for (const auto& [name, value] : expected["frames"][0]["metrics"].items()) libvmaf_frame.push_back(name);
+  for (const auto& [name, value] : expected["pooled_metrics"].items()) libvmaf_pooled.push_back(name);
+  ASSERT_GT(libvmaf_frame.size(), 50u);
+  EXPECT_EQ(r.features.names(), libvmaf_frame);
+  EXPECT_EQ(r.features.names(), libvmaf_pooled);
 }
 
 INSTANTIATE_TEST_SUITE_P(

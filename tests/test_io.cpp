@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Y4M and raw readers: header spellings, raw/Y4M equivalence, bad input.
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +19,7 @@
 #include "test_util.h"
 #include "vqe/error.h"
 #include "core/extractor.h"
+#include "vqe/output.h"
 
 namespace vqe::test {
 namespace {
@@ -126,6 +134,321 @@ TEST(Reader, BadInputsNameFileAndFrame) {
   auto over = write_temp("over.y4m", hbd);
   auto o = open_video(over.string(), nullptr);
   expect_error_containing([&] { o->read(pic); }, "exceeds the 10-bit maximum");
+}
+
+
+// --- inputs by content ------------------------------------------------------
+
+TEST(Reader, FormatComesFromContentNotName) {
+  const VideoFormat f{4, 4, 8, ChromaFormat::k420};
+  const std::string bytes = make_y4m("YUV4MPEG2 W4 H4 Ip C420", f, 2);
+  // Y4M content under names that say otherwise: upper case, .yuv, none.
+  RawVideoParams wrong{8, 8, 10, ChromaFormat::k444};
+  for (const char* name : {"upper.Y4M", "named.yuv", "noext"}) {
+    auto path = write_temp(name, bytes);
+    auto r = open_video(path.string(), &wrong);  // the header wins over `raw`
+    EXPECT_EQ(r->format(), f) << name;
+    EXPECT_EQ(r->container(), VideoContainer::kY4m) << name;
+    Picture pic;
+    EXPECT_TRUE(r->read(pic));
+    EXPECT_TRUE(r->read(pic));
+    EXPECT_FALSE(r->read(pic));
+  }
+  // Raw content named .y4m is raw when a shape is given, refused without.
+  auto raw_named_y4m = write_temp("raw.y4m", std::string(24 * 2, 'a'));
+  RawVideoParams raw{4, 4, 8, ChromaFormat::k420};
+  auto r = open_video(raw_named_y4m.string(), &raw);
+  EXPECT_EQ(r->container(), VideoContainer::kRaw);
+  expect_error_containing([&] { open_video(raw_named_y4m.string(), nullptr); },
+                          "not a Y4M file (it starts with \"aaaa");
+}
+
+TEST(Reader, DirectoriesDevicesAndProcFiles) {
+  const fs::path dir = fs::temp_directory_path() / "vqe-tests" / "dir.y4m";
+  fs::create_directories(dir);
+  expect_error_containing([&] { open_video(dir.string(), nullptr); }, "dir.y4m: is a directory");
+  // A character device is a stream: /dev/zero as raw gives black frames
+  // without end; without a shape it is "not a Y4M file", not "empty".
+  RawVideoParams raw{6, 4, 10, ChromaFormat::k420};
+  auto zero = open_video("/dev/zero", &raw);
+  Picture pic;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(zero->read(pic));
+    EXPECT_EQ(pic.plane(0).row<std::uint16_t>(3)[5], 0);
+  }
+  expect_error_containing([] { open_video("/dev/zero", nullptr); }, "not a Y4M file");
+  // /proc files say their size is 0 but have content.
+  expect_error_containing([] { open_video("/proc/self/status", nullptr); }, "not a Y4M file");
+  expect_error_containing([] { open_video("/nonexistent/x.y4m", nullptr); },
+                          "cannot open: No such file or directory");
+}
+
+TEST(Reader, FifoScoresLikeTheFile) {
+  const VideoFormat f{6, 4, 8, ChromaFormat::k420};
+  const std::string bytes = make_y4m("YUV4MPEG2 W6 H4 Ip C420", f, 3);
+  auto file = write_temp("fifo_src.y4m", bytes);
+  const fs::path fifo = fs::temp_directory_path() / "vqe-tests" / (std::to_string(::getpid()) + "_in.fifo");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);
+    out << bytes;
+  });
+  auto from_fifo = open_video(fifo.string(), nullptr);
+  EXPECT_FALSE(from_fifo->identity()->reopenable);
+  auto from_file = open_video(file.string(), nullptr);
+  Picture a, b;
+  int frames = 0;
+  while (from_file->read(a)) {
+    ASSERT_TRUE(from_fifo->read(b));
+    for (int p = 0; p < 3; ++p)
+      for (int y = 0; y < a.plane(p).height; ++y)
+        for (int x = 0; x < a.plane(p).width; ++x)
+          ASSERT_EQ(a.plane(p).row<std::uint8_t>(y)[x], b.plane(p).row<std::uint8_t>(y)[x]);
+    ++frames;
+  }
+  EXPECT_FALSE(from_fifo->read(b));
+  EXPECT_EQ(frames, 3);
+  writer.join();
+  fs::remove(fifo);
+}
+
+TEST(Reader, HeaderClaimingMoreThanTheFileIsRefusedAtOnce) {
+  // A 6 KB file whose header says 32768x32768: refused before anything of
+  // the frame's size (1.5 GiB) is allocated.
+  std::string bytes = "YUV4MPEG2 W32768 H32768 Ip C420\nFRAME\n" + std::string(6000, '\0');
+  auto path = write_temp("huge_header.y4m", bytes);
+  const auto t0 = std::chrono::steady_clock::now();
+  expect_error_containing([&] { open_video(path.string(), nullptr); },
+                          "is shorter than one frame: its header says 32768x32768 420p8 "
+                          "(1610612742 bytes a frame with its FRAME line), but only 6006 bytes "
+                          "follow the header");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  // A header alone is a video of no frames, not an error here.
+  auto header_only = write_temp("huge_header_only.y4m", "YUV4MPEG2 W32768 H32768 Ip\n");
+  Picture pic;
+  EXPECT_FALSE(open_video(header_only.string(), nullptr)->read(pic));
+}
+
+TEST(Reader, MalformedTextIsShownEscaped) {
+  auto path = write_temp("escape.y4m", std::string("YUV4MPEG2 W4 H4 Ip\nFR\x1b[31m\x07\n") +
+                                           std::string(24, 'a'));
+  auto r = open_video(path.string(), nullptr);
+  Picture pic;
+  try {
+    r->read(pic);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("found \"FR\\x1b[31m\\x07\""), std::string::npos) << what;
+    for (char c : what) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << "raw byte in: " << what;
+  }
+  expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W2 H2 I\x01", "x.y4m"); },
+                          "tag I\\x01");
+}
+
+TEST(Y4mHeader, UnknownInterlacingWarnsAsLibvmaf) {
+  std::vector<std::string> warnings;
+  const WarningHandler collect = [&](const std::string& w) { warnings.push_back(w); };
+  parse_y4m_header("YUV4MPEG2 W2 H2 Ip", "p.y4m", collect);
+  EXPECT_TRUE(warnings.empty());
+  parse_y4m_header("YUV4MPEG2 W2 H2 I?", "q.y4m", collect);
+  parse_y4m_header("YUV4MPEG2 W2 H2", "none.y4m", collect);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("q.y4m: interlacing unknown"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("none.y4m: interlacing unknown"), std::string::npos);
+  EXPECT_NE(warnings[1].find("assuming progressive"), std::string::npos);
+}
+
+TEST(Pairing, OneStreamCannotBeBothInputs) {
+  const FileIdentity pipe{7, 42, false, false};
+  const FileIdentity other_pipe{7, 43, false, false};
+  const FileIdentity file{8, 42, true, false};
+  const FileIdentity stdin_file{8, 42, true, true};
+  expect_error_containing([&] { check_separate_inputs("a", pipe, "b", pipe); },
+                          "a and b are the same stream");
+  expect_error_containing([&] { check_separate_inputs("-", stdin_file, "-", stdin_file); },
+                          "both read standard input");
+  EXPECT_NO_THROW(check_separate_inputs("a", pipe, "b", other_pipe));
+  EXPECT_NO_THROW(check_separate_inputs("a", file, "b", file));
+  EXPECT_NO_THROW(check_separate_inputs("-", stdin_file, "/dev/stdin", file));
+  // Devices open independently (/dev/zero twice is libvmaf's own smoke test).
+  EXPECT_NO_THROW(check_separate_inputs("/dev/zero", *file_identity("/dev/zero"), "/dev/zero",
+                                        *file_identity("/dev/zero")));
+  // A FIFO is found without opening it.
+  const fs::path fifo = fs::temp_directory_path() / "vqe-tests" / (std::to_string(::getpid()) + "_id.fifo");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto id = file_identity(fifo.string());
+  ASSERT_TRUE(id);
+  expect_error_containing([&] { check_separate_inputs("f", *id, "g", *id); }, "same stream");
+  fs::remove(fifo);
+  EXPECT_FALSE(file_identity("/nonexistent/x"));
+}
+
+TEST(Reader, ConvertBitDepthShiftsSamplesUp) {
+  const VideoFormat f8{5, 3, 8, ChromaFormat::k422};
+  auto path = write_temp("shift8.y4m", make_y4m("YUV4MPEG2 W5 H3 Ip C422", f8, 2));
+  auto plain = open_video(path.string(), nullptr);
+  auto shifted = convert_bit_depth(open_video(path.string(), nullptr), 10);
+  EXPECT_EQ(shifted->format(), (VideoFormat{5, 3, 10, ChromaFormat::k422}));
+  EXPECT_EQ(shifted->container(), VideoContainer::kY4m);
+  EXPECT_EQ(shifted->path(), path.string());
+  Picture a, b;
+  for (int frame = 0; frame < 2; ++frame) {
+    ASSERT_TRUE(plain->read(a));
+    ASSERT_TRUE(shifted->read(b));
+    for (int p = 0; p < 3; ++p)
+      for (int y = 0; y < a.plane(p).height; ++y)
+        for (int x = 0; x < a.plane(p).width; ++x)
+          ASSERT_EQ(b.plane(p).row<std::uint16_t>(y)[x], a.plane(p).row<std::uint8_t>(y)[x] << 2);
+  }
+  EXPECT_FALSE(shifted->read(b));
+  EXPECT_EQ(shifted->frames_read(), 2u);
+  auto same_depth = open_video(path.string(), nullptr);
+  const FrameSource* unchanged = same_depth.get();
+  EXPECT_EQ(convert_bit_depth(std::move(same_depth), 8).get(), unchanged);
+  auto deep = convert_bit_depth(open_video(path.string(), nullptr), 16);
+  expect_error_containing([&] { convert_bit_depth(std::move(deep), 10); }, "down to 10 bits");
+}
+
+// --- outputs ----------------------------------------------------------------
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Files in `dir` whose name starts with ".<base>.vqe-" (OutputFile's
+// temporary files for <base>).
+int temporary_files(const fs::path& dir, const std::string& base) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("." + base + ".vqe-", 0) == 0) ++n;
+  return n;
+}
+
+TEST(OutputFile, AppearsWholeOrNotAtAll) {
+  const fs::path dir = fs::temp_directory_path() / "vqe-tests";
+  auto out = write_temp("keep.json", "precious");
+  const std::string base = out.filename().string();
+  ::chmod(out.c_str(), 0640);
+  {
+    OutputFile file(out.string());
+    EXPECT_EQ(temporary_files(dir, base), 1);  // created before any work
+    file.stream() << "half";
+  }  // destroyed without commit: an error happened
+  EXPECT_EQ(slurp(out), "precious");
+  EXPECT_EQ(temporary_files(dir, base), 0);
+  {
+    OutputFile file(out.string());
+    file.stream() << "done";
+    file.commit();
+  }
+  EXPECT_EQ(slurp(out), "done");
+  EXPECT_EQ(temporary_files(dir, base), 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);  // the replaced file's permissions
+}
+
+TEST(OutputFile, RefusesWhatItCannotWriteWithTheReason) {
+  expect_error_containing([] { OutputFile("/nonexistent/dir/out.xml"); },
+                          "/nonexistent/dir/out.xml: cannot create the output in "
+                          "/nonexistent/dir/: No such file or directory");
+  const fs::path dir = fs::temp_directory_path() / "vqe-tests" / "out_dir.xml";
+  fs::create_directories(dir);
+  expect_error_containing([&] { OutputFile(dir.string()); }, "out_dir.xml: is a directory");
+  expect_error_containing([] { OutputFile(std::string(300, 'n') + ".xml"); }, "File name too long");
+  expect_error_containing([] { OutputFile(""); }, "empty");
+}
+
+TEST(OutputFile, NeverReplacesAnInput) {
+  const VideoFormat f{4, 4, 8, ChromaFormat::k420};
+  const std::string bytes = make_y4m("YUV4MPEG2 W4 H4 Ip", f, 1);
+  auto ref = write_temp("protected.y4m", bytes);
+  auto source = open_video(ref.string(), nullptr);
+  const std::vector<ProtectedFile> inputs{{ref.string(), *source->identity()}};
+  expect_error_containing([&] { OutputFile(ref.string(), inputs); },
+                          "is the same file as the input");
+  // The same file under another name: a hard link, a symbolic link.
+  const fs::path hard = ref.string() + ".hard";
+  const fs::path soft = ref.string() + ".soft";
+  fs::remove(hard);
+  fs::remove(soft);
+  fs::create_hard_link(ref, hard);
+  fs::create_symlink(ref, soft);
+  expect_error_containing([&] { OutputFile(hard.string(), inputs); }, "same file as the input");
+  expect_error_containing([&] { OutputFile(soft.string(), inputs); }, "same file as the input");
+  EXPECT_EQ(slurp(ref), bytes);
+  fs::remove(hard);
+  fs::remove(soft);
+}
+
+TEST(OutputFile, FollowsLinksAndWritesIntoSpecialFiles) {
+  // A symbolic link: the file it names is replaced, the link stays.
+  auto target = write_temp("link_target.json", "old");
+  const fs::path link = target.string() + ".link";
+  fs::remove(link);
+  fs::create_symlink(target, link);
+  {
+    OutputFile file(link.string());
+    file.stream() << "new";
+    file.commit();
+  }
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(slurp(target), "new");
+  fs::remove(link);
+  // /dev/null is written into, never replaced.
+  {
+    OutputFile file("/dev/null");
+    EXPECT_TRUE(file.temporary_path().empty());
+    file.stream() << "x";
+    file.commit();
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  // A FIFO: its reader gets the contents.
+  const fs::path fifo = fs::temp_directory_path() / "vqe-tests" / (std::to_string(::getpid()) + "_out.fifo");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = slurp(fifo); });
+  {
+    OutputFile file(fifo.string());
+    file.stream() << "through the fifo";
+    file.commit();
+  }
+  reader.join();
+  EXPECT_EQ(got, "through the fifo");
+  fs::remove(fifo);
+}
+
+TEST(Output, NonFiniteValuesHaveOneSpelling) {
+  for (const Precision& p : {Precision{}, Precision{Precision::Mode::kMax, 17},
+                             Precision{Precision::Mode::kDigits, 4}}) {
+    EXPECT_EQ(format_value(std::nan(""), p), "nan");
+    EXPECT_EQ(format_value(-std::nan(""), p), "nan");
+    EXPECT_EQ(format_value(std::numeric_limits<double>::infinity(), p), "inf");
+    EXPECT_EQ(format_value(-std::numeric_limits<double>::infinity(), p), "-inf");
+  }
+}
+
+TEST(Output, NamesXmlAndCsvCannotCarryAreRefused) {
+  FeatureCollector fc;
+  fc.set("a,b", 0, 1.0);
+  OutputInfo info;
+  for (OutputFormat f : {OutputFormat::kXml, OutputFormat::kCsv, OutputFormat::kSub}) {
+    info.format = f;
+    std::ostringstream s;
+    expect_error_containing([&] { write_output(s, fc, info); }, "feature name \"a,b\"");
+    EXPECT_TRUE(s.str().empty());
+  }
+  info.format = OutputFormat::kJson;
+  std::ostringstream json;
+  write_output(json, fc, info);
+  EXPECT_EQ(nlohmann::json::parse(json.str())["frames"][0]["metrics"]["a,b"].get<double>(), 1.0);
 }
 
 // Runs every registered extractor alone over a pair; refused extractors are

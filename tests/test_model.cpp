@@ -551,9 +551,28 @@ TEST(Model, ModelSpecSyntax) {
   EXPECT_EQ(m.name(), "vmaf");
   EXPECT_TRUE(m.enable_transform());
   EXPECT_TRUE(m.disable_clip());
-  m = vqe::load_model_spec("version=vmaf_v0.6.1:enable_transform=false:disable_clip=yes");
+  m = vqe::load_model_spec("version=vmaf_v0.6.1:enable_transform=false:disable_clip=0");
   EXPECT_FALSE(m.enable_transform());
   EXPECT_FALSE(m.disable_clip());
+  m = vqe::load_model_spec("version=vmaf_v0.6.1:enable_transform=1:disable_clip=true");
+  EXPECT_TRUE(m.enable_transform());
+  EXPECT_TRUE(m.disable_clip());
+  // Once on, a flag stays on (libvmaf ORs its flag bits).
+  EXPECT_TRUE(vqe::load_model_spec("version=vmaf_v0.6.1:disable_clip:disable_clip=false")
+                  .disable_clip());
+  // Anything but a boolean is an error naming it (libvmaf ignores it silently).
+  for (const char* bad : {"version=vmaf_v0.6.1:enable_transform=yes",
+                          "version=vmaf_v0.6.1:disable_clip=on", "version=vmaf_v0.6.1:disable_clip="}) {
+    try {
+      vqe::load_model_spec(bad);
+      ADD_FAILURE() << bad;
+    } catch (const vqe::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a boolean"), std::string::npos) << e.what();
+    }
+  }
+  for (const char* bad : {"version=vmaf_v0.6.1:name=a b", "version=vmaf_v0.6.1:name=",
+                          "version=vmaf_v0.6.1:name=1x", "version=vmaf_v0.6.1:name=x\"y"})
+    EXPECT_THROW(vqe::load_model_spec(bad), vqe::Error) << bad;
   for (const char* bad : {"", "name=x", "version=vmaf_v0.6.1:", ":version=vmaf_v0.6.1",
                           "version=vmaf_v0.6.1::name=a", "version=nope", "version=vmaf_v0.6.1:foo",
                           "version=vmaf_v0.6.1:foo=1", "version=vmaf_v0.6.1:path=/x.json",

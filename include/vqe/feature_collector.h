@@ -35,6 +35,9 @@ class FeatureCollector {
 
   /// Reserves a column for `name` (no-op if it exists).
   void declare(const std::string& name);
+  /// Puts the names in `first` (those declared) at the front of the column
+  /// order, in that order; the others follow in their current order.
+  void reorder(const std::vector<std::string>& first);
   /// Stores `value` for frame `index`. Overwrites any earlier value.
   void set(const std::string& name, unsigned index, double value);
   /// The value of `name` at `index`, if one was set.

@@ -4,13 +4,41 @@
 /// YUV files here; compressed files where the build has FFmpeg's
 /// libraries), and the format helpers users need around them.
 
+#include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "vqe/picture.h"
 
 namespace vqe {
+
+/// What a frame source reads from, for telling two inputs (or an input and
+/// an output) apart: the device and inode of the open file.
+struct FileIdentity {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  /// Every open() of it reads independently from its own start: a regular
+  /// file, or a device such as /dev/zero, so it may be both inputs. Pipes,
+  /// FIFOs and sockets are one stream that two readers would split.
+  bool reopenable = false;
+  /// Read through descriptor 0 ("-"): two such sources share one file
+  /// position, whatever the file is.
+  bool standard_input = false;
+  /// Same device and inode.
+  bool same_file(const FileIdentity& other) const {
+    return device == other.device && inode == other.inode;
+  }
+};
+
+/// How a source's bytes are laid out.
+enum class VideoContainer {
+  kY4m,    ///< YUV4MPEG2 stream (format from its header)
+  kRaw,    ///< headerless planar YUV (format given by the caller)
+  kOther,  ///< anything else (e.g. a caller's own FrameSource)
+};
 
 /// A video read frame by frame (never loaded whole). Not thread-safe: one
 /// reader thread at a time.
@@ -30,7 +58,15 @@ class FrameSource {
   virtual bool read(Picture& picture) = 0;
   /// Skips `count` frames. Returns false if the video ended first.
   virtual bool skip(unsigned count) = 0;
+  /// The file this source reads, where it reads one (nullopt otherwise).
+  virtual std::optional<FileIdentity> identity() const { return std::nullopt; }
+  /// How the source's bytes are laid out.
+  virtual VideoContainer container() const { return VideoContainer::kOther; }
 };
+
+/// Receives a warning meant for the user (e.g. a Y4M header that leaves the
+/// interlacing unknown). Empty: warnings are dropped.
+using WarningHandler = std::function<void(const std::string&)>;
 
 /// Shape of a headerless .yuv file, given on the command line (-w -h -b -p).
 struct RawVideoParams {
@@ -40,21 +76,57 @@ struct RawVideoParams {
   ChromaFormat chroma = ChromaFormat::k420;
 };
 
-/// Opens a video file. `raw` == nullptr means a Y4M file (header parsed from
-/// the file); otherwise the file is read as raw planar YUV of that shape
-/// (samples above 8 bits are little-endian 16-bit words). Throws vqe::Error
-/// if the file cannot be opened, is empty, has a malformed or interlaced Y4M
-/// header, or an unsupported format.
-std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoParams* raw);
+/// Opens a video by its content, not its name: a file, FIFO, pipe, character
+/// device (read as a stream), "/dev/stdin", or "-" for standard input.
+/// Input that starts with the Y4M signature ("YUV4MPEG2 ") is read as Y4M
+/// (its header gives the format, `raw` is not used); any other input is read
+/// as raw planar YUV of the shape `raw` gives (samples above 8 bits are
+/// little-endian 16-bit words), or refused when `raw` is nullptr.
+///
+/// Nothing large is allocated here. For a regular file, the size a header
+/// (or `raw`) claims for one frame is checked against the file's size
+/// first, so a file shorter than one frame is refused at once.
+///
+/// Throws vqe::Error, naming the path and (for system errors) the system's
+/// reason, when the input cannot be opened or read, is a directory, is
+/// empty, is shorter than one frame, or has a malformed or interlaced Y4M
+/// header or an unsupported format. `on_warning` receives what the user
+/// should know but does not stop the video (a Y4M header with interlacing
+/// "?" or no I tag is taken as progressive, as libvmaf does).
+std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoParams* raw,
+                                        const WarningHandler& on_warning = {});
+
+/// The identity of the file at `path` ("-": standard input), found without
+/// opening or reading it; nullopt when it cannot be found (e.g. no such file).
+std::optional<FileIdentity> file_identity(const std::string& path);
+
+/// Throws vqe::Error when inputs `a` and `b` (named `a_name`, `b_name` in the
+/// message) would read one stream between them, which would give each
+/// every other frame: the same pipe, FIFO or socket, or standard input
+/// twice. The same regular file or device (e.g. /dev/zero) twice is fine:
+/// each input opens it for itself.
+void check_separate_inputs(const std::string& a_name, const FileIdentity& a,
+                           const std::string& b_name, const FileIdentity& b);
 
 /// Reads a Y4M stream from an open file (taking ownership of `file`);
 /// `name` is used in messages.
-std::unique_ptr<FrameSource> open_y4m_stream(std::FILE* file, const std::string& name);
+std::unique_ptr<FrameSource> open_y4m_stream(std::FILE* file, const std::string& name,
+                                             const WarningHandler& on_warning = {});
+
+/// A source that reads `source` and shifts every sample left to `bit_depth`
+/// bits (e.g. 8-bit samples ×4 for 10 bits), as AOM CTC v6.0's common bit
+/// depth does when an 8-bit reference is compared with a 10-bit encode
+/// (CWG-D088). `bit_depth` must be at least the source's; equal returns
+/// `source` itself. Throws vqe::Error for a lower or unsupported bit depth.
+std::unique_ptr<FrameSource> convert_bit_depth(std::unique_ptr<FrameSource> source,
+                                               int bit_depth);
 
 /// Parses a Y4M stream header line (without the trailing newline) into a
 /// format. Throws vqe::Error with `path` in the message on unknown colour
-/// spaces, interlacing, or bad sizes.
-VideoFormat parse_y4m_header(const std::string& header, const std::string& path);
+/// spaces, interlacing, or bad sizes. `on_warning` is told when the
+/// interlacing is unknown (tag I? or no I tag), which is read as progressive.
+VideoFormat parse_y4m_header(const std::string& header, const std::string& path,
+                             const WarningHandler& on_warning = {});
 
 /// Parses a pixel format name as libvmaf's -p option: 400, 420, 422, 444.
 /// Throws vqe::Error for any other text.

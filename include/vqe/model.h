@@ -78,6 +78,10 @@ class Model {
   /// Output name (libvmaf's model name): "vmaf" unless set (libvmaf's
   /// vmaf_model_generate_name). Bootstrap outputs derive from it.
   const std::string& name() const;
+  /// Sets the output name. Throws vqe::Error for a name that output files
+  /// cannot carry as it is: it must start with a letter or '_' and hold only
+  /// letters, digits, '_', '.' and '-' (XML attribute names, CSV header
+  /// cells and SUB fields have no escape for other characters).
   void set_name(const std::string& name);
   /// Where the model came from: the built-in version or the file path, as
   /// libvmaf's CLI labels models in its messages.
@@ -142,12 +146,16 @@ class Model {
 /// colon-separated items
 ///   version=<built-in version>   or   path=<model file (.json or .vqem)>
 ///   name=<output name>           (default "vmaf")
-///   enable_transform[=true]      disable_clip[=true]   (any other value: off)
+///   enable_transform[=true|false] disable_clip[=true|false]   (also 1/0; once
+///                                on, a flag stays on, as libvmaf's flag bits;
+///                                any other value is an error, where libvmaf
+///                                silently ignores it)
 ///   <extractor>.<option>=<value> (feature option override, applied in order)
 /// e.g. "version=vmaf_v0.6.1neg:name=vmaf_neg" or
 /// "path=m.json:adm.adm_enhn_gain_limit=1.2". Throws vqe::Error on an empty
 /// item, an item without '=' (other than the two flags), neither or both of
-/// version/path, or an unknown built-in.
+/// version/path, an unknown built-in, a flag that is not a boolean, or a
+/// name that is not a portable output name (see Model::set_name).
 Model load_model_spec(const std::string& cli_spec);
 
 /// libvmaf's numeric normalisation of option values (dict.c with

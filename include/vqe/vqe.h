@@ -19,7 +19,8 @@
 namespace vqe {
 
 /// Throws vqe::Error unless `reference` and `distorted` have the same size,
-/// bit depth and chroma format; the message names both values.
+/// bit depth and chroma format (the message names both values), and unless
+/// they read separate inputs (check_separate_inputs).
 void check_pairable(const FrameSource& reference, const FrameSource& distorted);
 
 /// Scores `distorted` against `reference` frame by frame through a Job:

@@ -91,7 +91,16 @@ struct ExtractorInfo {
   /// The CUDA compute, or nullptr when the metric has no CUDA kernels or
   /// the build has no CUDA backend (use VQE_CUDA_TWIN).
   CudaFactory make_cuda = nullptr;
+  /// When libvmaf first writes an emitted name (given without its option
+  /// suffix, e.g. "integer_motion2") in its one-thread run, which fixes the
+  /// name's column in libvmaf's output: the index of the frame during whose
+  /// extraction it is first written, or kWrittenAtFlush for values written
+  /// only at the end of the video. nullptr: every name at frame 0.
+  unsigned (*first_written)(const std::string& name, const ParsedOptions& options) = nullptr;
 };
+
+/// ExtractorInfo::first_written of a value written only at the end.
+inline constexpr unsigned kWrittenAtFlush = ~0u;
 
 /// `factory` in builds with the CUDA backend, nullptr otherwise (so that a
 /// metric's definition compiles the same either way).

@@ -30,6 +30,18 @@ void FeatureCollector::declare(const std::string& name) {
   column(name);
 }
 
+void FeatureCollector::reorder(const std::vector<std::string>& first) {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> order;
+  order.reserve(order_.size());
+  for (const std::string& name : first)
+    if (columns_.count(name) && std::find(order.begin(), order.end(), name) == order.end())
+      order.push_back(name);
+  for (const std::string& name : order_)
+    if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+  order_ = std::move(order);
+}
+
 void FeatureCollector::set(const std::string& name, unsigned index, double value) {
   std::lock_guard lock(mutex_);
   Column& c = column(name);

@@ -165,6 +165,29 @@ std::string feature_alias(const std::string& internal_name) {
   return it == table.end() ? internal_name : it->second;
 }
 
+bool is_portable_name(const std::string& name) {
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (name.empty() || !(letter(name[0]) || name[0] == '_')) return false;
+  for (char c : name)
+    if (!(letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-')) return false;
+  return true;
+}
+
+void check_portable_name(const std::string& name, const std::string& what,
+                         const std::string& hint) {
+  if (is_portable_name(name)) return;
+  std::string shown;
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    shown += (u >= 0x20 && u < 0x7f && c != '"' && c != '\\') ? std::string(1, c)
+                                                              : fmt::format("\\x{:02x}", u);
+  }
+  throw Error(fmt::format("{} \"{}\" cannot be written as it is in XML, CSV and SUB output: "
+                          "names start with a letter or '_' and hold only letters, digits, '_', "
+                          "'.' and '-'{}",
+                          what, shown, hint.empty() ? "" : "; " + hint));
+}
+
 OptionValues parse_option_string(const std::string& text, const std::string& context) {
   OptionValues out;
   std::size_t start = 0;

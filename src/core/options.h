@@ -49,4 +49,14 @@ class ParsedOptions {
   std::map<std::string, Value> values_;
 };
 
+/// True if `name` can be written unchanged as an XML attribute name, a CSV
+/// header cell, a JSON key and a SUB field: a letter or '_' first, then
+/// letters, digits, '_', '.' or '-'. Every name VQE emits must be one.
+bool is_portable_name(const std::string& name);
+
+/// Throws vqe::Error unless is_portable_name(name); `what` says what the
+/// name is (e.g. "model name", "feature name") and `hint` how to avoid it.
+void check_portable_name(const std::string& name, const std::string& what,
+                         const std::string& hint);
+
 }  // namespace vqe

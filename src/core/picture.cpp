@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "vqe/picture.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -81,10 +82,17 @@ Picture::Picture(const VideoFormat& format) : format_(format) {
     offsets[p] = total;
     total += static_cast<std::size_t>(plane.stride) * plane.height;
   }
-  auto* mem = static_cast<std::uint8_t*>(std::aligned_alloc(kAlign, total));
-  if (!mem) throw Error("out of memory allocating a picture");
-  std::memset(mem, 0, total);
-  storage_.reset(mem);
+  // calloc, not aligned_alloc + memset: a large block comes zeroed from the
+  // system (fresh pages), so pages nobody writes are never touched, and a
+  // frame that a truncated input leaves unfilled costs no memory.
+  auto* raw = static_cast<std::uint8_t*>(std::calloc(total + static_cast<std::size_t>(kAlign), 1));
+  if (!raw)
+    throw Error(fmt::format("out of memory: cannot allocate a {}x{} {}-bit {} picture ({} MiB)",
+                            format.width, format.height, format.bit_depth,
+                            to_string(format.chroma), (total + (1 << 20) - 1) >> 20));
+  storage_.reset(raw);
+  const auto misalign = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(raw) % static_cast<std::uintptr_t>(kAlign));
+  std::uint8_t* mem = raw + (misalign ? static_cast<std::size_t>(kAlign) - misalign : 0);
   for (int p = 0; p < format.num_planes(); ++p) planes_[p].data = mem + offsets[p];
 }
 

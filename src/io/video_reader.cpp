@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -43,88 +44,88 @@ int parse_dimension(const std::string& value, char tag, const std::string& path)
   return std::stoi(value);
 }
 
-// Reads one '\n'-terminated line into `line`. Returns false at EOF before
-// any byte. Throws if the line exceeds kMaxHeaderBytes or EOF cuts it.
-bool read_line(std::FILE* f, std::string& line, const std::string& path, const char* what) {
+// Reads one '\n'-terminated line into `line`. Returns false at the end of
+// the input before any byte. Throws if the line exceeds kMaxHeaderBytes or
+// the input ends inside it.
+bool read_line(ByteStream& in, std::string& line, const std::string& path, const char* what) {
   line.clear();
   int c;
-  while ((c = std::fgetc(f)) != EOF) {
+  while ((c = in.get()) >= 0) {
     if (c == '\n') return true;
     if (line.size() >= kMaxHeaderBytes)
       throw Error(fmt::format("{}: {} is longer than {} bytes", path, what, kMaxHeaderBytes));
     line.push_back(static_cast<char>(c));
   }
   if (line.empty()) return false;
-  throw Error(fmt::format("{}: file ends inside the {}", path, what));
+  throw Error(fmt::format("{}: the input ends inside the {}", path, what));
 }
 
 class Y4mReader final : public VideoReader {
  public:
-  Y4mReader(std::string path, std::FILE* f) : VideoReader(std::move(path), f) {
+  Y4mReader(std::string path, OpenedInput in, const WarningHandler& on_warning)
+      : VideoReader(std::move(path), std::move(in.stream), in.identity) {
     std::string header;
-    if (!read_line(file_, header, path_, "Y4M header")) fail("file is empty");
-    format_ = parse_y4m_header(header, path_);
+    if (!read_line(*stream_, header, path_, "Y4M header")) fail("is empty");
+    format_ = parse_y4m_header(header, path_, on_warning);
+    // A regular file must hold at least one whole frame after its header
+    // (or none at all): checked before anything of the frame's size is
+    // allocated, so a header claiming a huge frame costs nothing.
+    if (in.size > 0) {
+      const std::uint64_t left = in.size > stream_->position() ? in.size - stream_->position() : 0;
+      const std::uint64_t needed = kFrameMarker.size() + 1 + format_.frame_bytes();
+      if (left > 0 && left < needed)
+        fail(fmt::format("is shorter than one frame: its header says {}x{} {}p{} ({} bytes a "
+                         "frame with its FRAME line), but only {} bytes follow the header",
+                         format_.width, format_.height, to_string(format_.chroma),
+                         format_.bit_depth, needed, left));
+    }
   }
+  VideoContainer container() const override { return VideoContainer::kY4m; }
 
  protected:
   bool begin_frame() override {
-    if (!read_line(file_, line_, path_, "FRAME header")) return false;
-    if (line_.compare(0, 5, "FRAME") != 0 || (line_.size() > 5 && line_[5] != ' '))
-      fail(fmt::format("frame {}: expected a FRAME header, found '{}'", frames_read_,
-                       line_.substr(0, 16)));
+    if (!read_line(*stream_, line_, path_, "FRAME header")) return false;
+    if (line_.compare(0, kFrameMarker.size(), kFrameMarker) != 0 ||
+        (line_.size() > kFrameMarker.size() && line_[kFrameMarker.size()] != ' '))
+      fail(fmt::format("frame {}: expected a FRAME header, found \"{}\"", frames_read_,
+                       printable(line_, 16)));
     return true;
   }
 
  private:
+  static constexpr std::string_view kFrameMarker = "FRAME";
   std::string line_;
 };
 
 class RawReader final : public VideoReader {
  public:
-  RawReader(std::string path, std::FILE* f, const RawVideoParams& p)
-      : VideoReader(std::move(path), f) {
+  RawReader(std::string path, OpenedInput in, const RawVideoParams& p)
+      : VideoReader(std::move(path), std::move(in.stream), in.identity) {
     format_ = VideoFormat{p.width, p.height, p.bit_depth, p.chroma};
     validate_format(format_, path_);
-    if (std::fseek(file_, 0, SEEK_END) == 0) {
-      const long size = std::ftell(file_);
-      if (size == 0) fail("file is empty");
-      if (size > 0 && static_cast<std::size_t>(size) < format_.frame_bytes())
-        fail(fmt::format("file is shorter than one frame ({} bytes; a {}x{} {}p{} frame is {} "
-                         "bytes)",
-                         size, format_.width, format_.height, to_string(format_.chroma),
-                         format_.bit_depth, format_.frame_bytes()));
-      std::fseek(file_, 0, SEEK_SET);
-    }
+    if (stream_->peek(1).empty()) fail("is empty");
+    if (in.size > 0 && in.size < format_.frame_bytes())
+      fail(fmt::format("is shorter than one frame ({} bytes; a {}x{} {}p{} frame is {} bytes)",
+                       in.size, format_.width, format_.height, to_string(format_.chroma),
+                       format_.bit_depth, format_.frame_bytes()));
   }
+  VideoContainer container() const override { return VideoContainer::kRaw; }
 
  protected:
-  bool begin_frame() override {
-    const int c = std::fgetc(file_);
-    if (c == EOF) return false;
-    std::ungetc(c, file_);
-    return true;
-  }
+  bool begin_frame() override { return !stream_->peek(1).empty(); }
 };
 
 }  // namespace
 
-VideoReader::VideoReader(std::string path, std::FILE* file)
-    : path_(std::move(path)), file_(file) {}
-
-VideoReader::~VideoReader() {
-  if (file_) std::fclose(file_);
-}
+VideoReader::VideoReader(std::string path, std::unique_ptr<ByteStream> stream,
+                         std::optional<FileIdentity> identity)
+    : path_(std::move(path)), stream_(std::move(stream)), identity_(identity) {}
 
 void VideoReader::fail(const std::string& what) const {
   throw Error(fmt::format("{}: {}", path_, what));
 }
 
 namespace {
-
-// Reads `bytes` into `dst`; false if the file ends first.
-bool read_exact(std::FILE* file, void* dst, std::size_t bytes) {
-  return std::fread(dst, 1, bytes, file) == bytes;
-}
 
 // Little-endian 16-bit words as they are in the file -> native uint16_t,
 // in place (a no-op on little-endian hosts).
@@ -142,18 +143,18 @@ void VideoReader::read_plane(Plane& plane, int plane_index) {
   const int bps = format_.bytes_per_sample();
   const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
   const auto truncated = [&](int row) {
-    fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the file ends)",
+    fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the input ends)",
                      frames_read_, plane_index, row, plane.height));
   };
   // Samples go straight from the file into the picture: the whole plane in
   // one read when its rows are contiguous, else row by row.
   if (static_cast<std::size_t>(plane.stride) == row_bytes) {
     const std::size_t bytes = row_bytes * static_cast<std::size_t>(plane.height);
-    const std::size_t got = std::fread(plane.data, 1, bytes, file_);
+    const std::size_t got = stream_->read(plane.data, bytes);
     if (got != bytes) truncated(static_cast<int>(got / row_bytes));
   } else {
     for (int y = 0; y < plane.height; ++y)
-      if (!read_exact(file_, plane.row<std::uint8_t>(y), row_bytes)) truncated(y);
+      if (stream_->read(plane.row<std::uint8_t>(y), row_bytes) != row_bytes) truncated(y);
   }
   if (bps == 1) return;
   // Above 8 bits: native order, and no sample above the bit depth's maximum.
@@ -187,12 +188,13 @@ bool VideoReader::skip(unsigned count) {
   return true;
 }
 
-VideoFormat parse_y4m_header(const std::string& header, const std::string& path) {
+VideoFormat parse_y4m_header(const std::string& header, const std::string& path,
+                             const WarningHandler& on_warning) {
   static const std::string kMagic = "YUV4MPEG2";
   if (header.compare(0, kMagic.size(), kMagic) != 0)
     throw Error(fmt::format("{}: not a Y4M file (no YUV4MPEG2 signature)", path));
   VideoFormat f{0, 0, 8, ChromaFormat::k420};
-  bool have_w = false, have_h = false;
+  bool have_w = false, have_h = false, progressive = false;
   std::size_t pos = kMagic.size();
   while (pos < header.size()) {
     if (header[pos] == ' ') { ++pos; continue; }
@@ -210,7 +212,8 @@ VideoFormat parse_y4m_header(const std::string& header, const std::string& path)
                                   path, value));
         if (value != "p" && value != "?")
           throw Error(fmt::format("{}: Y4M header has an unknown interlacing tag I{}", path,
-                                  value));
+                                  printable(value, 16)));
+        progressive = value == "p";
         break;
       case 'C': {
         bool found = false;
@@ -221,20 +224,27 @@ VideoFormat parse_y4m_header(const std::string& header, const std::string& path)
             found = true;
           }
         if (!found)
-          throw Error(fmt::format("{}: unsupported Y4M colour space C{}", path, value));
+          throw Error(fmt::format("{}: unsupported Y4M colour space C{}", path,
+                                  printable(value, 32)));
         break;
       }
       case 'F': case 'A': case 'X':
         break;  // frame rate, aspect and extensions do not change the scores
       default:
-        throw Error(fmt::format("{}: Y4M header has an unknown tag '{}'", path,
-                                header.substr(pos, end - pos)));
+        throw Error(fmt::format("{}: Y4M header has an unknown tag \"{}\"", path,
+                                printable(header.substr(pos, end - pos), 32)));
     }
     pos = end;
   }
   if (!have_w || !have_h)
     throw Error(fmt::format("{}: Y4M header lacks the {} tag", path, have_w ? "H" : "W"));
   validate_format(f, path);
+  // libvmaf's Y4M reader (tools/y4m_input.c) warns the same way and reads
+  // the frames as progressive.
+  if (!progressive && on_warning)
+    on_warning(fmt::format("{}: interlacing unknown (Y4M tag I? or no I tag); assuming "
+                           "progressive scan",
+                           path));
   return f;
 }
 
@@ -246,20 +256,34 @@ ChromaFormat parse_chroma_format(const std::string& text) {
   throw Error(fmt::format("unsupported pixel format '{}' (400, 420, 422 or 444)", text));
 }
 
-std::unique_ptr<FrameSource> open_y4m_stream(std::FILE* file, const std::string& name) {
-  return std::make_unique<Y4mReader>(name, file);
+std::unique_ptr<FrameSource> make_y4m_reader(std::string path, OpenedInput input,
+                                             const WarningHandler& on_warning) {
+  return std::make_unique<Y4mReader>(std::move(path), std::move(input), on_warning);
 }
 
-std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoParams* raw) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  // Frames are read row by row; a 1 MiB buffer turns that into few large
-  // read() calls instead of one per 4 KiB block (stdio's default).
-  std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
-  // The reader owns `f` from its base constructor on, also when a derived
-  // constructor throws.
-  if (raw) return std::make_unique<RawReader>(path, f, *raw);
-  return std::make_unique<Y4mReader>(path, f);
+std::unique_ptr<FrameSource> make_raw_reader(std::string path, OpenedInput input,
+                                             const RawVideoParams& params) {
+  return std::make_unique<RawReader>(std::move(path), std::move(input), params);
+}
+
+std::unique_ptr<FrameSource> open_y4m_stream(std::FILE* file, const std::string& name,
+                                             const WarningHandler& on_warning) {
+  OpenedInput input;
+  input.stream = ByteStream::from_file(file, name);
+  return make_y4m_reader(name, std::move(input), on_warning);
+}
+
+std::string printable(std::string_view bytes, std::size_t max_bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size() && i < max_bytes; ++i) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
+      out.push_back(static_cast<char>(c));
+    else
+      out += fmt::format("\\x{:02x}", c);
+  }
+  if (bytes.size() > max_bytes) out += "...";
+  return out;
 }
 
 }  // namespace vqe

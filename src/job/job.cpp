@@ -27,6 +27,7 @@
 #include "backend/cuda/backend.h"
 #include "backend/cuda/device.h"
 #include "core/extractor.h"
+#include "core/options.h"
 #include "core/work_scheduler.h"
 #include "vqe/error.h"
 
@@ -44,10 +45,14 @@ struct FrameSlot {
 
 namespace {
 
-std::string request_key(const std::string& extractor, const OptionValues& options) {
-  std::string key = extractor;
-  for (const auto& [k, v] : options) key += fmt::format(":{}={}", k, v);
-  return key;
+std::string describe_request(const std::string& extractor, const OptionValues& options) {
+  std::string text = extractor;
+  char sep = '=';
+  for (const auto& [k, v] : options) {
+    text += fmt::format("{}{}={}", sep, k, v);
+    sep = ':';
+  }
+  return text;
 }
 
 }  // namespace
@@ -82,6 +87,12 @@ class JobState {
   };
 
   void build_requests();
+  /// Emitted feature names in libvmaf's column order for a video of
+  /// `frames` frames (~0u: long enough for every name's first write).
+  std::vector<std::string> column_order(unsigned frames) const;
+  /// Declares an output column; throws when the name is not portable or
+  /// another output already has it.
+  void declare_output(const std::string& name, const char* kind);
   void worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own);
   void run_parallel(std::vector<FeatureExtractor*>& extractors, FrameSlot& slot);
   void run_temporal(FrameSlot& slot);
@@ -91,6 +102,7 @@ class JobState {
   void temporal_chain();
   void part_done(FrameSlot* slot);
   void record_error();
+  bool failed() const;
   void rethrow_if_failed();
   /// Advances frames_final() and predicts the models of newly final frames.
   void advance(bool at_end);
@@ -110,9 +122,20 @@ class JobState {
   std::vector<std::unique_ptr<FeatureExtractor>> extractors_;  // CPU, request order
   std::vector<FeatureExtractor*> temporal_, parallel_;
   unsigned lag_ = 0;
+  /// Every emitted feature name with when libvmaf first writes it
+  /// (ExtractorInfo::first_written), its request and its place there.
+  struct Column {
+    std::string name;
+    unsigned first_written;
+    std::size_t request;
+    std::size_t position;
+  };
+  std::vector<Column> columns_;
+  std::set<std::string> declared_;
 
   // Slots and backpressure.
-  std::deque<FrameSlot> slots_;
+  std::deque<FrameSlot> slots_;  // made on demand, at most slot_limit_
+  std::size_t slot_limit_ = 1;
   std::deque<FrameSlot*> free_;
   std::mutex slots_mutex_;
   std::condition_variable slots_cv_;
@@ -186,10 +209,24 @@ void JobState::build_requests() {
     ParsedOptions(info->name, info->options, r.options);  // validates the options now
     all.emplace_back(info, r.options);
   }
+  // One extractor per name and emitted-name suffix, the first requested, as
+  // libvmaf (feature_extractor_vector_append compares the extractor's name
+  // with the suffix of its feature-parameter options): a later request that
+  // would write the same names is dropped, said when its options differ.
   std::vector<std::string> seen;
   for (auto& [info, options] : all) {
-    const std::string key = request_key(info->name, options);
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    const std::string key =
+        info->name + ParsedOptions(info->name, info->options, options).name_suffix();
+    const auto it = std::find(seen.begin(), seen.end(), key);
+    if (it != seen.end()) {
+      const Request& kept = requests_[static_cast<std::size_t>(it - seen.begin())];
+      if (kept.options != options && config_.on_warning)
+        config_.on_warning(fmt::format(
+            "feature {} is not computed: {}, requested first, writes the same names (libvmaf, "
+            "too, keeps the first)",
+            describe_request(info->name, options), describe_request(kept.info->name, kept.options)));
+      continue;
+    }
     seen.push_back(key);
     requests_.push_back({info, options});
   }
@@ -200,6 +237,42 @@ void JobState::build_requests() {
         throw Error(fmt::format(
             "two models are named '{}': give each a unique name (-m ...:name=NAME)",
             config_.models[m].name()));
+}
+
+std::vector<std::string> JobState::column_order(unsigned frames) const {
+  // A value first written at a frame the video does not reach is written at
+  // the end instead.
+  const auto when = [frames](const Column& c) {
+    return c.first_written < frames ? c.first_written : kWrittenAtFlush;
+  };
+  std::vector<const Column*> sorted;
+  for (const Column& c : columns_) sorted.push_back(&c);
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const Column* a, const Column* b) {
+    if (when(*a) != when(*b)) return when(*a) < when(*b);
+    if (a->request != b->request) return a->request < b->request;
+    return a->position < b->position;
+  });
+  std::vector<std::string> names;
+  for (const Column* c : sorted) names.push_back(c->name);
+  return names;
+}
+
+void JobState::declare_output(const std::string& name, const char* kind) {
+  check_portable_name(name, std::string(kind) + " name",
+                      std::string(kind) == "model"
+                          ? "choose another with -m ...:name=NAME"
+                          : "an option value in the name holds the character (give it another "
+                            "spelling, e.g. 1000000 for 1e+06)");
+  if (!declared_.insert(name).second) {
+    // Extractors may emit one name twice (two requests of one extractor
+    // that differ only in options that leave the numbers alone); a model
+    // output must be unique.
+    if (std::string(kind) == "feature") return;
+    throw Error(fmt::format("model output '{}' is also the name of a feature or of another "
+                            "model's output: give the model another name (-m ...:name=NAME)",
+                            name));
+  }
+  out_.declare(name);
 }
 
 // The job's GPU part for the configured backend, or null when everything
@@ -270,26 +343,47 @@ void JobState::start(const VideoFormat& format) {
     gpu_->init(format);
     lag_ = std::max(lag_, gpu_->lag());
   }
-  for (const Built& b : built)
-    for (const std::string& name : b.cpu ? b.cpu->feature_names() : gpu_->feature_names(b.handle))
-      out_.declare(name);
-  // libvmaf's column order: every model's main score, in -m order, then each
-  // bootstrap collection's per-model scores and statistics.
+  // libvmaf's column order is the order in which its one-thread run first
+  // writes each name: frame 0's values extractor by extractor (in
+  // registration order: model features, then --feature), then values first
+  // written at later frames, then those written at the end (flush), then the
+  // model scores.
+  for (std::size_t r = 0; r < built.size(); ++r) {
+    const Built& b = built[r];
+    const Request& req = requests_[r];
+    const std::string suffix = ParsedOptions(req.info->name, req.info->options, req.options)
+                                   .name_suffix();
+    const std::vector<std::string> names =
+        b.cpu ? b.cpu->feature_names() : gpu_->feature_names(b.handle);
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      const std::string& name = names[k];
+      unsigned first = 0;
+      if (req.info->first_written) {
+        const bool suffixed = name.size() >= suffix.size() &&
+                              name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+        first = req.info->first_written(
+            suffixed ? name.substr(0, name.size() - suffix.size()) : name,
+            ParsedOptions(req.info->name, req.info->options, req.options));
+      }
+      columns_.push_back({name, first, r, k});
+    }
+  }
+  for (const std::string& name : column_order(~0u)) declare_output(name, "feature");
   if (!config_.no_prediction) {
-    for (const Model& model : config_.models) out_.declare(model.name());
+    // Every model's main score, in -m order, then each bootstrap
+    // collection's per-model scores and statistics (libvmaf scores the
+    // models, then the collections).
+    for (const Model& model : config_.models) declare_output(model.name(), "model");
     for (const Model& model : config_.models)
-      for (const std::string& name : model.output_names()) out_.declare(name);
+      for (const std::string& name : model.output_names())
+        if (name != model.name()) declare_output(name, "model");
   }
 
   const unsigned threads = config_.threads;
-  const unsigned in_flight =
+  // Slots are made as frames need them (take_slot), not here: a job whose
+  // input fails at its first frame never holds more than one frame pair.
+  slot_limit_ =
       config_.max_frames_in_flight ? config_.max_frames_in_flight : (threads ? 2 * threads + 2 : 1);
-  for (unsigned i = 0; i < in_flight; ++i) {
-    FrameSlot& s = slots_.emplace_back();
-    s.reference = Picture(format);
-    s.distorted = Picture(format);
-    free_.push_back(&s);
-  }
   format_ = format;
   started_ = true;
 
@@ -315,10 +409,25 @@ void JobState::check_open(const char* call) const {
 FrameSlot* JobState::take_slot(bool wait) {
   rethrow_if_failed();
   std::unique_lock lock(slots_mutex_);
-  if (wait)
-    slots_cv_.wait(lock, [&] { return !free_.empty(); });
-  else if (free_.empty())
+  if (free_.empty() && slots_.size() < slot_limit_) {
+    // A new slot (a deque keeps the others where they are).
+    FrameSlot& s = slots_.emplace_back();
+    try {
+      s.reference = Picture(format_);
+      s.distorted = Picture(format_);
+    } catch (...) {
+      slots_.pop_back();
+      throw;
+    }
+    return &s;
+  }
+  if (wait) {
+    // Woken without a free slot only when a worker failed.
+    slots_cv_.wait(lock, [&] { return !free_.empty() || failed(); });
+    if (free_.empty()) rethrow_if_failed();
+  } else if (free_.empty()) {
     return nullptr;
+  }
   FrameSlot* s = free_.front();
   free_.pop_front();
   return s;
@@ -366,13 +475,22 @@ void JobState::worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own) 
   std::vector<FeatureExtractor*> mine;
   for (auto& e : own) mine.push_back(e.get());
   while (void* item = scheduler_->next_item()) {
-    if (item == &temporal_token_) {
-      temporal_chain();
-      continue;
+    // Nothing may leave a worker thread (std::terminate): a failure here,
+    // such as memory running out, is the job's error, rethrown to the
+    // producer, which stops waiting for this frame.
+    try {
+      if (item == &temporal_token_) {
+        temporal_chain();
+        continue;
+      }
+      auto* slot = static_cast<FrameSlot*>(item);
+      run_parallel(mine, *slot);
+      part_done(slot);
+    } catch (...) {
+      record_error();
+      progress_cv_.notify_all();
+      slots_cv_.notify_all();
     }
-    auto* slot = static_cast<FrameSlot*>(item);
-    run_parallel(mine, *slot);
-    part_done(slot);
   }
 }
 
@@ -501,6 +619,11 @@ void JobState::record_error() {
   if (!error_) error_ = std::current_exception();
 }
 
+bool JobState::failed() const {
+  std::lock_guard lock(error_mutex_);
+  return error_ != nullptr;
+}
+
 void JobState::rethrow_if_failed() {
   std::lock_guard lock(error_mutex_);
   if (error_) std::rethrow_exception(error_);
@@ -519,8 +642,9 @@ void JobState::flush() {
     // Every submitted frame's CPU parts done (slots the caller holds
     // unsubmitted do not count).
     std::unique_lock lock(progress_mutex_);
-    progress_cv_.wait(lock, [&] { return cpu_done_ == submitted_; });
+    progress_cv_.wait(lock, [&] { return cpu_done_ == submitted_ || failed(); });
   }
+  rethrow_if_failed();
   if (gpu_) {
     gpu_->drain(out_);
     gpu_collected_.store(gpu_->collected_frames(), std::memory_order_release);
@@ -543,6 +667,9 @@ JobResult JobState::finish() {
   if (gpu_) gpu_->finish(out_);
   for (auto& e : extractors_) e->flush(out_);
   advance(true);
+  // Names libvmaf would first write at a frame past the end of a short video
+  // move to the flushed ones (e.g. float motion3 of a one-frame video).
+  out_.reorder(column_order(submitted_));
   rethrow_if_failed();
   JobResult result;
   result.format = format_;

@@ -90,6 +90,9 @@ class SideReader {
 }  // namespace
 
 void check_pairable(const FrameSource& reference, const FrameSource& distorted) {
+  const auto ref_id = reference.identity();
+  const auto dist_id = distorted.identity();
+  if (ref_id && dist_id) check_separate_inputs(reference.path(), *ref_id, distorted.path(), *dist_id);
   const VideoFormat& a = reference.format();
   const VideoFormat& b = distorted.format();
   if (a.width != b.width || a.height != b.height)
@@ -110,7 +113,6 @@ void check_pairable(const FrameSource& reference, const FrameSource& distorted) 
 JobResult run_job(FrameSource& reference, FrameSource& distorted, const JobConfig& config) {
   check_pairable(reference, distorted);
   Job job(config);
-  job.start(reference.format());  // refusals before any frame is read
 
   if (config.frame_skip_ref && !reference.skip(config.frame_skip_ref))
     throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_ref)",
@@ -119,9 +121,43 @@ JobResult run_job(FrameSource& reference, FrameSource& distorted, const JobConfi
     throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_dist)",
                             distorted.path(), config.frame_skip_dist));
 
+  // One source ended (got_ref != got_dist): say which, as libvmaf does.
+  const auto warn_ended = [&](bool got_ref, unsigned scored) {
+    if (!config.on_warning) return;
+    const FrameSource& ended = got_ref ? distorted : reference;
+    const FrameSource& other = got_ref ? reference : distorted;
+    config.on_warning(fmt::format("{} ended after {} frames, before {}; scored the first {} frames",
+                                  ended.path(), ended.frames_read(), other.path(), scored));
+  };
+  const auto no_frames = [&] {
+    return Error(fmt::format("no frames to score: {} or {} holds no frame after skipping",
+                             reference.path(), distorted.path()));
+  };
+
+  // The first frame pair is read before the job builds its extractors (and
+  // their frame-sized buffers): an input that fails at its first frame, such
+  // as a stream whose header claims a huge frame and then ends, costs only
+  // what was read. Refusals (a frame too small for an extractor) come next,
+  // before any frame is scored.
+  {
+    Picture first_ref, first_dist;
+    const bool got_ref = reference.read(first_ref);
+    const bool got_dist = distorted.read(first_dist);
+    if (!got_ref || !got_dist) {
+      if (got_ref != got_dist) warn_ended(got_ref, 0);
+      throw no_frames();
+    }
+    job.start(reference.format());
+    JobFrame frame = job.acquire();
+    std::swap(frame.reference(), first_ref);
+    std::swap(frame.distorted(), first_dist);
+    job.submit(std::move(frame));
+    if (config.on_progress) config.on_progress(1);
+  }
+
   std::optional<SideReader> side;
   if (config.threads > 0) side.emplace(distorted);
-  for (unsigned index = 0;; ++index) {
+  for (unsigned index = 1;; ++index) {
     if (config.frame_cnt && index >= config.frame_cnt) break;
     JobFrame frame = job.acquire();
     bool got_ref = false, got_dist = false;
@@ -142,21 +178,13 @@ JobResult run_job(FrameSource& reference, FrameSource& distorted, const JobConfi
       got_dist = distorted.read(frame.distorted());
     }
     if (!got_ref || !got_dist) {
-      if (got_ref != got_dist && config.on_warning) {
-        const FrameSource& ended = got_ref ? distorted : reference;
-        const FrameSource& other = got_ref ? reference : distorted;
-        config.on_warning(fmt::format(
-            "{} ended after {} frames, before {}; scored the first {} frames", ended.path(),
-            ended.frames_read(), other.path(), index));
-      }
+      if (got_ref != got_dist) warn_ended(got_ref, index);
       break;
     }
     job.submit(std::move(frame));
     if (config.on_progress) config.on_progress(index + 1);
   }
-  if (job.frames_submitted() == 0)
-    throw Error(fmt::format("no frames to score: {} or {} holds no frame after skipping",
-                            reference.path(), distorted.path()));
+  if (job.frames_submitted() == 0) throw no_frames();
   return job.finish();
 }
 

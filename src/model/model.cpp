@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/printf.h>
 
+#include "core/options.h"
 #include "model/builtin/builtin.h"
 #include "model/model_impl.h"
 #include "model/model_readers.h"
@@ -309,6 +310,7 @@ std::string Model::default_version() { return "vmaf_v0.6.1"; }
 const std::string& Model::name() const { return impl_->name; }
 void Model::set_name(const std::string& name) {
   if (name.empty()) throw Error("model name must not be empty");
+  check_portable_name(name, "model name", "");
   impl_->name = name;
 }
 const std::string& Model::origin() const { return impl_->origin; }

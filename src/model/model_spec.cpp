@@ -57,10 +57,17 @@ Model load_model_spec(const std::string& cli_spec) {
       name = val;
     } else if (key == "version") {
       version = val;
-    } else if (key == "disable_clip") {
-      disable_clip = disable_clip || val == "true";
-    } else if (key == "enable_transform") {
-      enable_transform = enable_transform || val == "true";
+    } else if (key == "disable_clip" || key == "enable_transform") {
+      // libvmaf turns the flag on for "true" and silently ignores anything
+      // else; here a value that is not a boolean is an error.
+      bool on = false;
+      if (val == "true" || val == "1")
+        on = true;
+      else if (val != "false" && val != "0")
+        throw Error(fmt::format("model option '{}': {}={} is not a boolean (true/false or 1/0)",
+                                cli_spec, key, val));
+      // As libvmaf's flag bits: once on, a flag stays on.
+      (key == "disable_clip" ? disable_clip : enable_transform) |= on;
     } else {
       const std::size_t dot = key.find('.');
       if (dot == std::string::npos || dot == 0 || dot + 1 == key.size())

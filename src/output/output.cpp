@@ -15,6 +15,7 @@
 #include <fmt/printf.h>
 #include <nlohmann/json.hpp>
 
+#include "core/options.h"
 #include "vqe/error.h"
 
 namespace vqe {
@@ -183,6 +184,8 @@ Precision parse_precision(const std::string& text) {
 }
 
 std::string format_value(double value, const Precision& precision) {
+  // printf would write "-nan" for a NaN with its sign bit set: one spelling.
+  if (std::isnan(value)) return "nan";
   switch (precision.mode) {
     case Precision::Mode::kMax: return fmt::sprintf("%.17g", value);
     case Precision::Mode::kDigits: return fmt::sprintf("%.*g", precision.digits, value);
@@ -194,6 +197,14 @@ std::string format_value(double value, const Precision& precision) {
 }
 
 void write_output(std::ostream& out, const FeatureCollector& features, const OutputInfo& info) {
+  // XML attribute names, CSV header cells and SUB fields have no escape for
+  // other characters; JSON keys are escaped.
+  if (info.format != OutputFormat::kJson) {
+    for (const std::string& name : features.names())
+      check_portable_name(name, "feature name", "write JSON instead");
+    for (const auto& [name, value] : features.aggregates())
+      check_portable_name(name, "aggregate name", "write JSON instead");
+  }
   switch (info.format) {
     case OutputFormat::kXml: write_xml(out, features, info); break;
     case OutputFormat::kJson: write_json(out, features, info); break;
@@ -202,55 +213,151 @@ void write_output(std::ostream& out, const FeatureCollector& features, const Out
   }
 }
 
-OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
-  if (path_.empty()) throw Error("output path is empty");
-  const std::size_t slash = path_.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? path_ : path_.substr(slash + 1);
-  std::string templ = (slash == std::string::npos ? std::string() : dir) + "." + base + ".vqe-XXXXXX";
+namespace {
+
+// The descriptor an output path names directly ("-", /dev/stdout, /dev/fd/N,
+// /proc/self/fd/N), or -1.
+int descriptor_path(const std::string& path) {
+  if (path == "-" || path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const std::string p = prefix;
+    if (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
+        path.find_first_not_of("0123456789", p.size()) == std::string::npos &&
+        path.size() - p.size() <= 6)
+      return std::stoi(path.substr(p.size()));
+  }
+  return -1;
+}
+
+[[noreturn]] void fail_output(const std::string& path, const std::string& what, int err) {
+  throw Error(fmt::format("{}: {}: {}", path, what, std::strerror(err)));
+}
+
+void write_all(int fd, const std::string& data, const std::string& path) {
+  const char* p = data.data();
+  std::size_t left = data.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_output(path, "cannot write the output", errno);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+OutputFile::OutputFile(std::string path, const std::vector<ProtectedFile>& inputs)
+    : path_(std::move(path)), buffer_(std::make_unique<std::ostringstream>()) {
+  if (path_.empty()) throw Error("the output path is empty");
+  const auto refuse_inputs = [&](const struct stat& st) {
+    for (const ProtectedFile& input : inputs)
+      if (input.identity.device == static_cast<std::uint64_t>(st.st_dev) &&
+          input.identity.inode == static_cast<std::uint64_t>(st.st_ino))
+        throw Error(fmt::format("{}: is the same file as the input {}; refusing to overwrite it",
+                                path_, input.name));
+  };
+
+  if (const int fd = descriptor_path(path_); fd >= 0) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) fail_output(path_, "cannot write the output", errno);
+    refuse_inputs(st);
+    fd_ = fd;
+    owns_fd_ = false;
+    return;
+  }
+
+  // Follow a symbolic link to the file it names: that file is replaced, and
+  // the link stays.
+  target_ = path_;
+  struct stat lst {};
+  if (::lstat(path_.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    char* resolved = ::realpath(path_.c_str(), nullptr);
+    if (!resolved) {
+      if (errno != ENOENT) fail_output(path_, "cannot follow the symbolic link", errno);
+      // A link to a file not there yet: create the file it names.
+      std::vector<char> link(4096);
+      const ssize_t n = ::readlink(path_.c_str(), link.data(), link.size() - 1);
+      if (n < 0) fail_output(path_, "cannot follow the symbolic link", errno);
+      const std::string to(link.data(), static_cast<std::size_t>(n));
+      const std::size_t slash = path_.rfind('/');
+      target_ = to.front() == '/' || slash == std::string::npos ? to
+                                                                : path_.substr(0, slash + 1) + to;
+    } else {
+      target_ = resolved;
+      std::free(resolved);
+    }
+  }
+
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: is a directory", path_));
+    refuse_inputs(st);
+    if (!S_ISREG(st.st_mode)) {
+      // A FIFO, a terminal, a device: write into it; a rename would replace it.
+      do {
+        fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+      } while (fd_ < 0 && errno == EINTR);
+      if (fd_ < 0) fail_output(path_, "cannot open the output", errno);
+      return;
+    }
+    if (::access(target_.c_str(), W_OK) != 0) fail_output(path_, "cannot write the output", errno);
+    mode_ = static_cast<int>(st.st_mode & 07777);
+  } else if (errno != ENOENT) {
+    fail_output(path_, "cannot write the output", errno);
+  }
+
+  const std::size_t slash = target_.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : target_.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? target_ : target_.substr(slash + 1);
+  const std::string templ = dir + "." + base + ".vqe-XXXXXX";
   std::vector<char> name(templ.begin(), templ.end());
   name.push_back('\0');
   fd_ = ::mkstemp(name.data());
   if (fd_ < 0)
-    throw Error(fmt::format("{}: cannot create the output file: {}", path_, std::strerror(errno)));
+    fail_output(path_, fmt::format("cannot create the output in {}", dir.empty() ? "." : dir),
+                errno);
   temp_ = name.data();
-  // mkstemp's 0600 becomes the usual mode of a new file (0666 minus umask).
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd_, 0666 & ~mask);
-  buffer_ = std::make_unique<std::ostringstream>();
+  if (mode_ < 0) {
+    // mkstemp's 0600 becomes the usual mode of a new file (0666 minus umask).
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode_ = static_cast<int>(0666 & ~mask);
+  }
 }
 
 OutputFile::~OutputFile() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0 && owns_fd_) ::close(fd_);
   if (!temp_.empty()) ::unlink(temp_.c_str());
 }
 
 std::ostream& OutputFile::stream() { return *buffer_; }
 
 void OutputFile::commit() {
-  if (temp_.empty()) throw Error(fmt::format("{}: output already written", path_));
+  if (fd_ < 0) throw Error(fmt::format("{}: output already written", path_));
   const std::string data = buffer_->str();
-  const char* p = data.data();
-  std::size_t left = data.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd_, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(fmt::format("{}: cannot write the output file: {}", path_, std::strerror(errno)));
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS)
-    throw Error(fmt::format("{}: cannot write the output file: {}", path_, std::strerror(errno)));
+  write_all(fd_, data, path_);
   const int fd = fd_;
   fd_ = -1;
-  if (::close(fd) != 0)
-    throw Error(fmt::format("{}: cannot write the output file: {}", path_, std::strerror(errno)));
-  if (::rename(temp_.c_str(), path_.c_str()) != 0)
-    throw Error(fmt::format("{}: cannot replace the output file: {}", path_,
-                            std::strerror(errno)));
+  if (temp_.empty()) {
+    // Straight into a descriptor or a special file.
+    if (owns_fd_ && ::close(fd) != 0) fail_output(path_, "cannot write the output", errno);
+    return;
+  }
+  const auto fail_and_close = [&](const char* what) {
+    const int err = errno;
+    ::close(fd);
+    fail_output(path_, what, err);
+  };
+  if (::fchmod(fd, static_cast<mode_t>(mode_)) != 0) fail_and_close("cannot write the output");
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+    fail_and_close("cannot write the output");
+  if (::close(fd) != 0) fail_output(path_, "cannot write the output", errno);
+  if (::rename(temp_.c_str(), target_.c_str()) != 0)
+    fail_output(path_, "cannot replace the output", errno);
   temp_.clear();
 }
 

@@ -139,6 +139,7 @@ const ExtractorInfo& float_motion_extractor() {
         return std::make_unique<FloatMotion>(o);
       },
       .make_cuda = VQE_CUDA_TWIN(float_motion::make_cuda),
+      .first_written = float_motion::first_written,
   };
   return info;
 }

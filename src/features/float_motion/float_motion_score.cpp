@@ -13,6 +13,10 @@ using motion::vmaf_min;
 
 // libvmaf 3.2.0 float_motion.c's options: names, aliases, defaults, ranges,
 // feature-parameter flags.
+unsigned first_written(const std::string& name, const ParsedOptions& options) {
+  return name == "motion3" && !options.get_bool("motion_force_zero") ? 1 : 0;
+}
+
 std::vector<OptionSpec> options() {
   using T = OptionSpec::Type;
   return {

@@ -20,6 +20,11 @@ namespace vqe::float_motion {
 /// libvmaf 3.2.0 float_motion.c's options.
 std::vector<OptionSpec> options();
 
+/// ExtractorInfo::first_written: libvmaf 3.2.0 (float_motion.c) first
+/// writes motion3 while extracting frame 1 (for frame 0), or in flush() for
+/// a one-frame video; with motion_force_zero every value at every frame.
+unsigned first_written(const std::string& name, const ParsedOptions& options);
+
 /// The outputs of one `float_motion` instance over one video. Emits
 /// (libvmaf order) motion2, motion (debug, on by default), motion3 with
 /// option suffixes.

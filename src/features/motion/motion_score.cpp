@@ -13,6 +13,10 @@ constexpr const char* kMotion3Name = "VMAF_integer_feature_motion3_score";
 
 // libvmaf 3.2.0's options of "motion" (names, aliases, defaults, ranges and
 // feature-parameter flags as in integer_motion.c), plus motion_legacy.
+unsigned first_written(const std::string& name, const ParsedOptions&) {
+  return name == "integer_motion2" || name == "integer_motion3" ? kWrittenAtFlush : 0;
+}
+
 std::vector<OptionSpec> options() {
   using T = OptionSpec::Type;
   return {

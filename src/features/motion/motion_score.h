@@ -32,6 +32,10 @@ inline double motion_blend(double score, double factor, double offset) {
 std::vector<OptionSpec> options();
 /// libvmaf's provided_features of `motion`.
 const std::vector<std::string>& provided_features();
+/// ExtractorInfo::first_written: libvmaf 3.2.0 (integer_motion.c) writes
+/// integer_motion2 and integer_motion3 in flush(), after every frame; the
+/// rest at each frame.
+unsigned first_written(const std::string& name, const ParsedOptions& options);
 
 /// The outputs of one `motion` instance over one video: per-frame scores in
 /// frame order, motion2 and motion3 at the end.

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// open_video: inputs by content, not by name. A path (or "-", standard
+// input) is opened once; its first bytes decide between Y4M and raw YUV, and
+// the reader continues from the same buffer, so pipes, FIFOs and character
+// devices work like files.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "io/video_reader.h"
+#include "vqe/error.h"
+
+namespace vqe {
+namespace {
+
+constexpr std::string_view kY4mMagic = "YUV4MPEG2";
+
+FileIdentity identity_of(const struct stat& st, bool is_stdin) {
+  return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                      S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode),
+                      is_stdin};
+}
+
+// Opens `path` ("-": descriptor 0, not closed afterwards) and describes it.
+OpenedInput open_input(const std::string& path) {
+  const bool is_stdin = path == "-";
+  int fd = 0;
+  if (!is_stdin) {
+    do {
+      fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    if (!is_stdin) ::close(fd);
+    throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(err)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    if (!is_stdin) ::close(fd);
+    throw Error(fmt::format("{}: is a directory", path));
+  }
+  OpenedInput in;
+  in.identity = identity_of(st, is_stdin);
+  // A regular file's size, counted from where reading starts (standard
+  // input may be a file already partly read). /proc files say 0: unknown.
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    const off_t at = ::lseek(fd, 0, SEEK_CUR);
+    if (at >= 0 && at <= st.st_size) in.size = static_cast<std::uint64_t>(st.st_size - at);
+  }
+  in.stream = ByteStream::from_fd(fd, !is_stdin, path);
+  return in;
+}
+
+}  // namespace
+
+std::optional<FileIdentity> file_identity(const std::string& path) {
+  struct stat st {};
+  const bool is_stdin = path == "-";
+  if ((is_stdin ? ::fstat(0, &st) : ::stat(path.c_str(), &st)) != 0) return std::nullopt;
+  return identity_of(st, is_stdin);
+}
+
+void check_separate_inputs(const std::string& a_name, const FileIdentity& a,
+                           const std::string& b_name, const FileIdentity& b) {
+  if (a.standard_input && b.standard_input)
+    throw Error(fmt::format("{} and {} both read standard input: give each input its own file or "
+                            "stream",
+                            a_name, b_name));
+  if (a.same_file(b) && !(a.reopenable && b.reopenable))
+    throw Error(fmt::format("{} and {} are the same stream (a pipe, FIFO or socket): the two "
+                            "inputs would share its frames; give each input its own file or stream",
+                            a_name, b_name));
+}
+
+std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoParams* raw,
+                                        const WarningHandler& on_warning) {
+  OpenedInput in = open_input(path);
+  const std::string_view head = in.stream->peek(kY4mMagic.size() + 1);
+  if (head.empty()) throw Error(fmt::format("{}: is empty", path));
+  const bool y4m = head.substr(0, kY4mMagic.size()) == kY4mMagic &&
+                   (head.size() == kY4mMagic.size() || head.back() == ' ' || head.back() == '\n');
+  if (y4m) return make_y4m_reader(path, std::move(in), on_warning);
+  if (!raw)
+    throw Error(fmt::format("{}: not a Y4M file (it starts with \"{}\", not \"YUV4MPEG2 \"); raw "
+                            "YUV input needs its width, height, pixel format and bit depth "
+                            "(-w, -h, -p, -b)",
+                            path, printable(in.stream->peek(16), 16)));
+  return make_raw_reader(path, std::move(in), *raw);
+}
+
+}  // namespace vqe
