@@ -1,254 +1,116 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // `vqe`: libvmaf-compatible command line for scoring a distorted video
-// against its reference.
+// against its reference. Usage errors exit with status 1 and one line (as
+// libvmaf's `vmaf`), so do bad inputs; the output file is prepared before
+// the first frame and appears only when complete.
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <new>
+#include <system_error>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli_options.h"
+#include "inputs.h"
+#include "job_setup.h"
+#include "outputs.h"
 #include "vqe/vqe.h"
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+using namespace vqe;
+using namespace vqe::cli;
+
+// True while a progress line ("\r12 frames ...") ends without a newline:
+// anything printed next starts on a line of its own.
+bool g_progress_open = false;
+
+void print_line(const std::string& line) {
+  if (g_progress_open) std::cerr << "\n";
+  g_progress_open = false;
+  std::cerr << line << "\n";
 }
 
-// "--feature name=opt=val:opt=val" or "--feature name" (libvmaf syntax).
-vqe::FeatureRequest parse_feature(const std::string& text) {
-  const std::size_t eq = text.find('=');
-  vqe::FeatureRequest r;
-  r.extractor = text.substr(0, eq);
-  if (r.extractor.empty()) throw vqe::Error(fmt::format("--feature: no name in '{}'", text));
-  if (eq != std::string::npos)
-    r.options = vqe::parse_option_string(text.substr(eq + 1), "--feature " + r.extractor);
-  return r;
-}
+int run(const Settings& s) {
+  if (s.list_features) {
+    std::cout << list_extractors_text();
+    return 0;
+  }
+  JobConfig config = make_job_config(s);
+  OutputInfo out_info;
+  out_info.format = s.format;
+  if (!s.precision.empty()) out_info.precision = parse_precision(s.precision);
 
-std::string list_extractors() {
-  std::string out;
-  for (const vqe::ExtractorDescription& e : vqe::list_extractors()) {
-    out += fmt::format("  {}{}\n", e.name, e.cuda ? "  (cpu, cuda)" : "");
-    for (const vqe::OptionSpec& o : e.options)
-      out += fmt::format("      {}{}  {}\n", o.name, o.alias.empty() ? "" : " (" + o.alias + ")",
-                         o.help);
+  const WarningHandler warn = [](const std::string& w) { print_line("vqe: warning: " + w); };
+  const WarningHandler note = [&s](const std::string& n) {
+    if (s.verbose) print_line(n);
+  };
+  // Backend fallbacks are always said; where each extractor runs only with
+  // --verbose.
+  config.on_note = [&s](const std::string& n) {
+    if (s.verbose || n.rfind("backend auto:", 0) == 0) print_line(n);
+  };
+  config.on_warning = warn;
+  if (s.verbose) {
+    for (const std::string& preset : s.presets) print_line("preset " + preset);
+    for (const Model& m : config.models)
+      print_line(fmt::format("model {} ({}){}", m.name(), m.origin(),
+                             s.no_prediction ? ": features only (-n)" : ""));
+    print_line(fmt::format("cpu level: {}", simd::level_name(config.cpu_level)));
   }
-  return out;
-}
 
-// The level of --cpu-level and --cpumask (both may be given; the lower level wins).
-vqe::simd::Level select_cpu_level(const std::string& level_name, const std::string& cpumask) {
-  vqe::simd::Level level = vqe::simd::max_level();
-  if (!level_name.empty()) {
-    const auto parsed = vqe::simd::parse_level(level_name);
-    if (!parsed) throw vqe::Error(fmt::format("--cpu-level: unknown level '{}'", level_name));
-    if (!vqe::simd::is_available(*parsed))
-      throw vqe::Error(fmt::format("--cpu-level {}: this CPU supports up to {}", level_name,
-                                   vqe::simd::level_name(vqe::simd::max_level())));
-    level = *parsed;
-  }
-  if (!cpumask.empty()) {
-    std::size_t used = 0;
-    unsigned long long mask = 0;
-    try {
-      mask = std::stoull(cpumask, &used, 0);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != cpumask.size() || cpumask.front() == '-')
-      throw vqe::Error(fmt::format("--cpumask: '{}' is not an unsigned integer", cpumask));
-    level = std::min(level, vqe::simd::level_from_cpumask(mask));
-  }
-  return level;
+  Inputs inputs = open_inputs(s, warn, note);
+  ResultOutput output(s, inputs);  // before the first frame is read
+
+  const bool show_progress = !s.quiet && isatty(STDERR_FILENO);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (show_progress)
+    config.on_progress = [&](unsigned n) {
+      if (n % 10 && n > 1) return;
+      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::cerr << fmt::format("\r{} frame{} {:.2f} FPS\033[K", n, n == 1 ? " " : "s",
+                               sec > 0 ? n / sec : 0.0);
+      g_progress_open = true;
+    };
+  JobResult result = run_job(*inputs.reference, *inputs.distorted, config);
+  if (g_progress_open) print_line("");
+  g_progress_open = false;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  out_info.subsample = s.subsample;
+  out_info.width = result.format.width;
+  out_info.height = result.format.height;
+  out_info.fps = seconds > 0 ? result.frames / seconds : 0;
+  out_info.version = std::string("vqe ") + VQE_VERSION;
+  output.write(result, out_info);
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "VQE: full-reference video quality metrics (VMAF, PSNR, SSIM, ...) with libvmaf's numbers.\n"
-      "Example: vqe -r ref.y4m -d dist.y4m --feature psnr --json -o out.json",
-      "vqe"};
-  app.set_help_flag("--help", "Print this help and exit (-h is the height, as in libvmaf)");
-  app.get_formatter()->column_width(34);
-
-  std::string reference, distorted, output, pixel_format = "420", precision_text, backend = "cpu";
-  int width = 0, height = 0, bitdepth = 8, gpu = 0;
-  unsigned threads = 0, subsample = 1, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
-  std::vector<std::string> features, models;
-  bool xml = false, json = false, csv = false, sub = false, quiet = false, no_prediction = false,
-       verbose = false, list_features = false;
-  std::string cpumask, cpu_level;
-
-  app.add_option("-r,--reference", reference, "Reference video (.y4m, or raw .yuv with -w -h -p -b)");
-  app.add_option("-d,--distorted", distorted, "Distorted video (.y4m, or raw .yuv with -w -h -p -b)");
-  app.add_option("-w,--width", width, "Width of raw input, in pixels")->check(CLI::Range(1, 32768));
-  app.add_option("-h,--height", height, "Height of raw input, in pixels")->check(CLI::Range(1, 32768));
-  app.add_option("-p,--pixel_format", pixel_format, "Chroma format of raw input: 420, 422, 444 or 400")
-      ->check(CLI::IsMember({"400", "420", "422", "444"}));
-  app.add_option("-b,--bitdepth", bitdepth, "Bit depth of raw input: 8, 10, 12 or 16")
-      ->check(CLI::IsMember({8, 10, 12, 16}));
-  app.add_option("-m,--model", models,
-                 "Model: version=NAME[:name=LABEL][:enable_transform][:disable_clip] or "
-                 "path=FILE.json; repeatable (default: version=vmaf_v0.6.1)");
-  app.add_option("-o,--output", output, "Write results to this file ('-' = stdout)");
-  app.add_flag("--xml", xml, "Write XML (default)");
-  app.add_flag("--json", json, "Write JSON");
-  app.add_flag("--csv", csv, "Write CSV");
-  app.add_flag("--sub", sub, "Write a subtitle (.sub) file");
-  app.add_option("--threads", threads, "Worker threads (0 = compute on the main thread)")
-      ->check(CLI::Range(0u, 1024u));
-  app.add_option("--feature", features,
-                 "Extra feature extractor: NAME[=opt=val[:opt=val...]]; repeatable "
-                 "(--list-features shows them)");
-  app.add_option("--subsample", subsample, "Score every N-th frame")->check(CLI::Range(1u, 1u << 30));
-  app.add_option("--frame_cnt", frame_cnt, "Score at most N frames");
-  app.add_option("--frame_skip_ref", skip_ref, "Drop this many leading reference frames");
-  app.add_option("--frame_skip_dist", skip_dist, "Drop this many leading distorted frames");
-  app.add_option("--precision", precision_text,
-                 "Number format: 'max' (%.17g, round-trips) or N significant digits "
-                 "(default: libvmaf's %.6f)");
-  app.add_option("--cpumask", cpumask,
-                 "Bitmask of instruction sets to disable, as libvmaf: 4 SSE4.1, 8 AVX2, 16 AVX-512 "
-                 "(x86); 1 NEON (Arm)");
-  app.add_option("--cpu-level", cpu_level,
-                 "Highest CPU instruction set to use: scalar, sse4, avx2 or avx512 (x86); "
-                 "scalar or neon (Arm) (default: best)")
-      ->check(CLI::IsMember({"scalar", "sse4", "avx2", "avx512", "neon"}));
-  app.add_option("--backend", backend, "cpu, cuda or auto")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  app.add_option("--gpu", gpu, "CUDA device index")->check(CLI::Range(0, 255));
-  app.add_flag("-q,--quiet", quiet, "No progress line");
-  app.add_flag("-n,--no_prediction", no_prediction, "Extract features only, no VMAF model");
-  app.add_flag("--verbose", verbose, "Print what is computed where");
-  app.add_flag("--list-features", list_features, "List feature extractors and their options");
-  app.set_version_flag("-v,--version", std::string("vqe ") + VQE_VERSION);
-
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
-
-  if (list_features) {
-    std::cout << list_extractors();
-    return 0;
-  }
-
-  try {
-    if (reference.empty() || distorted.empty())
-      throw vqe::Error("both -r/--reference and -d/--distorted are required (see --help)");
-    if (xml + json + csv + sub > 1) throw vqe::Error("choose one of --xml, --json, --csv, --sub");
-    vqe::OutputInfo out_info;
-    out_info.format = json  ? vqe::OutputFormat::kJson
-                      : csv ? vqe::OutputFormat::kCsv
-                      : sub ? vqe::OutputFormat::kSub
-                            : vqe::OutputFormat::kXml;
-    if (!precision_text.empty()) out_info.precision = vqe::parse_precision(precision_text);
-    const vqe::simd::Level level = select_cpu_level(cpu_level, cpumask);
-    // --backend/--gpu: the pipeline checks the device and says what runs where.
-    if (gpu != 0 && backend == "cpu")
-      throw vqe::Error("--gpu needs --backend cuda or --backend auto");
-
-    vqe::JobConfig config;
-    config.backend = backend == "cuda"   ? vqe::JobConfig::Backend::kCuda
-                     : backend == "auto" ? vqe::JobConfig::Backend::kAuto
-                                         : vqe::JobConfig::Backend::kCpu;
-    config.gpu = gpu;
-    config.cpu_level = level;
-    // Backend fallbacks are always said; where each extractor runs only with --verbose.
-    config.on_note = [verbose](const std::string& note) {
-      if (verbose || note.rfind("backend auto:", 0) == 0) std::cerr << note << "\n";
-    };
-    std::vector<std::string> model_specs = models;
-    if (model_specs.empty() && !no_prediction)
-      model_specs.push_back("version=" + vqe::Model::default_version());
-    for (const std::string& spec : model_specs) {
-      config.models.push_back(vqe::load_model_spec(spec));
-      for (std::size_t i = 0; i + 1 < config.models.size(); ++i)
-        if (config.models[i].name() == config.models.back().name())
-          throw vqe::Error(fmt::format(
-              "two models are named '{}': give each a unique name with -m ...:name=NAME",
-              config.models.back().name()));
+    ParseOutcome parsed = parse_command_line(argc, argv);
+    if (parsed.print_and_exit) {
+      std::cout << *parsed.print_and_exit;
+      return 0;
     }
-    config.no_prediction = no_prediction;
-    for (const std::string& f : features) config.features.push_back(parse_feature(f));
-    if (config.features.empty() && config.models.empty())
-      throw vqe::Error("nothing to compute: give --feature NAME or a model (-m), or drop -n");
-    if (verbose) {
-      for (const vqe::Model& m : config.models)
-        std::cerr << fmt::format("model {} ({}){}\n", m.name(), m.origin(),
-                                 no_prediction ? ": features only (-n)" : "");
-      std::cerr << fmt::format("backend: {}\n", backend);
-      std::cerr << fmt::format("cpu level: {}\n",
-                               vqe::simd::level_name(level));
-    }
-
-    const bool any_raw = !ends_with(reference, ".y4m") || !ends_with(distorted, ".y4m");
-    vqe::RawVideoParams raw{width, height, bitdepth, vqe::parse_chroma_format(pixel_format)};
-    if (any_raw && (width == 0 || height == 0))
-      throw vqe::Error("raw (non-.y4m) input needs -w, -h, -p and -b");
-    auto ref_reader = vqe::open_video(reference, ends_with(reference, ".y4m") ? nullptr : &raw);
-    auto dist_reader = vqe::open_video(distorted, ends_with(distorted, ".y4m") ? nullptr : &raw);
-
-    config.threads = threads;
-    config.subsample = subsample;
-    config.frame_cnt = frame_cnt;
-    config.frame_skip_ref = skip_ref;
-    config.frame_skip_dist = skip_dist;
-    config.on_warning = [](const std::string& w) { std::cerr << "warning: " << w << "\n"; };
-    const bool show_progress = !quiet && isatty(STDERR_FILENO);
-    const auto t0 = std::chrono::steady_clock::now();
-    if (show_progress)
-      config.on_progress = [&](unsigned n) {
-        if (n % 10 && n > 1) return;
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::cerr << fmt::format("\r{} frame{} {:.2f} FPS\033[K", n, n == 1 ? " " : "s",
-                                 s > 0 ? n / s : 0.0);
-      };
-
-    vqe::JobResult result = vqe::run_job(*ref_reader, *dist_reader, config);
-    if (show_progress) std::cerr << "\n";
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-    out_info.subsample = subsample;
-    out_info.width = result.format.width;
-    out_info.height = result.format.height;
-    out_info.fps = seconds > 0 ? result.frames / seconds : 0;
-    out_info.version = std::string("vqe ") + VQE_VERSION;
-    if (output.empty()) {
-      // No output file: print each feature's pooled mean, as a quick look.
-      for (const std::string& name : result.features.names())
-        if (auto v = result.features.pooled(name, vqe::PoolMethod::kMean, subsample))
-          std::cout << fmt::format("{}: {}\n", name, vqe::format_value(*v, out_info.precision));
-      for (const auto& [name, v] : result.features.aggregates())
-        std::cout << fmt::format("{}: {}\n", name, vqe::format_value(v, out_info.precision));
-    } else if (output == "-") {
-      vqe::write_output(std::cout, result.features, out_info);
-    } else {
-      // Write to memory first: no partial file is left behind on failure.
-      std::ostringstream buffer;
-      vqe::write_output(buffer, result.features, out_info);
-      std::ofstream file(output, std::ios::binary);
-      file << buffer.str();
-      file.close();
-      if (!file) throw vqe::Error(fmt::format("{}: cannot write the output file", output));
-    }
-  } catch (const vqe::Error& e) {
-    std::cerr << "\nvqe: error: " << e.what() << "\n";
-    return 1;
+    return run(parsed.settings);
+  } catch (const UsageError& e) {
+    print_line(fmt::format("vqe: error: {} (see vqe --help)", e.what()));
+  } catch (const Error& e) {
+    print_line(fmt::format("vqe: error: {}", e.what()));
+  } catch (const std::bad_alloc&) {
+    print_line("vqe: error: out of memory");
+  } catch (const std::system_error& e) {
+    // Threads that cannot start and the like: the system's limits.
+    print_line(fmt::format("vqe: error: {}", e.what()));
   } catch (const std::exception& e) {
-    std::cerr << "\nvqe: internal error: " << e.what() << "\n";
+    print_line(fmt::format("vqe: internal error: {}", e.what()));
     return 3;
   }
-  return 0;
+  return 1;
 }

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "cli_options.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "presets.h"
+
+namespace vqe::cli {
+
+unsigned parse_libvmaf_unsigned(const std::string& text, const std::string& option) {
+  // libvmaf: (unsigned) strtoul(optarg, &end, 0), refused when nothing or
+  // not everything was read.
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long value = std::strtoul(begin, &end, 0);
+  if (text.empty() || end == begin || *end != '\0')
+    throw UsageError(fmt::format("{}: \"{}\" is not an integer", option, text));
+  return static_cast<unsigned>(value);
+}
+
+namespace {
+
+// A value of a repeatable option, in command-line order.
+struct Ordered {
+  const CLI::Option* option;
+  std::vector<std::string>* values;
+};
+
+}  // namespace
+
+ParseOutcome parse_command_line(int argc, const char* const* argv) {
+  CLI::App app{
+      "VQE: full-reference video quality metrics (VMAF, PSNR, SSIM, ...) with libvmaf's numbers.\n"
+      "Example: vqe -r ref.y4m -d dist.y4m --feature psnr --json -o out.json",
+      "vqe"};
+  app.set_help_flag("--help", "Print this help and exit (-h is the height, as in libvmaf)");
+  app.get_formatter()->column_width(34);
+  // As getopt in libvmaf: a single-valued option given twice keeps the last.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+
+  ParseOutcome outcome;
+  Settings& s = outcome.settings;
+  int width = 0, height = 0, bitdepth = 0;
+  std::string pixel_format, cpumask, gpumask;
+  std::vector<std::string> models, features, aom_ctc, nflx_ctc;
+  bool xml = false, json = false, csv = false, sub = false;
+
+  app.add_option("-r,--reference", s.reference,
+                 "Reference video: Y4M, or raw YUV with -w -h -p -b; a file, a pipe, or - for "
+                 "standard input");
+  app.add_option("-d,--distorted", s.distorted, "Distorted video (as --reference)");
+  auto* opt_w = app.add_option("-w,--width", width, "Width of raw input, in pixels")
+                    ->check(CLI::Range(1, 32768));
+  auto* opt_h = app.add_option("-h,--height", height, "Height of raw input, in pixels")
+                    ->check(CLI::Range(1, 32768));
+  auto* opt_p =
+      app.add_option("-p,--pixel_format", pixel_format,
+                     "Chroma format of raw input: 420, 422, 444 or 400")
+          ->check(CLI::IsMember({"400", "420", "422", "444"}));
+  auto* opt_b = app.add_option("-b,--bitdepth", bitdepth, "Bit depth of raw input: 8, 10, 12 or 16")
+                    ->check(CLI::IsMember({8, 10, 12, 16}));
+  // Repeatable options: every value kept, one value per occurrence.
+  const auto repeatable = [&](const char* name, std::vector<std::string>& values,
+                              const char* help) {
+    return app.add_option(name, values, help)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
+  };
+  auto* opt_m = repeatable("-m,--model", models,
+                           "Model: version=NAME[:name=LABEL][:enable_transform][:disable_clip] or "
+                           "path=FILE.json; repeatable (default: version=vmaf_v0.6.1)");
+  auto* opt_feature = repeatable("--feature", features,
+                                 "Extra feature extractor: NAME[=opt=val[:opt=val...]]; "
+                                 "repeatable (--list-features shows them)");
+  auto* opt_aom = repeatable("--aom_ctc", aom_ctc,
+                             "AOM common test conditions, as libvmaf: v1.0 ... v7.0 (models, "
+                             "features and options of that version)");
+  auto* opt_nflx =
+      repeatable("--nflx_ctc", nflx_ctc, "Netflix common test conditions, as libvmaf: v1.0");
+  app.add_option("-o,--output", s.output, "Write results to this file ('-' = stdout)");
+  app.add_flag("--xml", xml, "Write XML (default)");
+  app.add_flag("--json", json, "Write JSON");
+  app.add_flag("--csv", csv, "Write CSV");
+  app.add_flag("--sub", sub, "Write a subtitle (.sub) file");
+  app.add_option("--threads", s.threads, "Worker threads (0 = compute on the main thread)")
+      ->check(CLI::Range(0u, 1024u));
+  app.add_option("--subsample", s.subsample, "Score every N-th frame")
+      ->check(CLI::Range(1u, 1u << 30));
+  app.add_option("--frame_cnt", s.frame_cnt, "Score at most N frames");
+  app.add_option("--frame_skip_ref", s.frame_skip_ref, "Drop this many leading reference frames");
+  app.add_option("--frame_skip_dist", s.frame_skip_dist,
+                 "Drop this many leading distorted frames");
+  app.add_option("--precision", s.precision,
+                 "Number format: 'max' (%.17g, round-trips) or N significant digits "
+                 "(default: libvmaf's %.6f)");
+  auto* opt_cpumask = app.add_option(
+      "--cpumask", cpumask,
+      "Bitmask of instruction sets to disable, as libvmaf: 4 SSE4.1, 8 AVX2, 16 AVX-512 (x86); "
+      "1 NEON (Arm)");
+  auto* opt_gpumask =
+      app.add_option("--gpumask", gpumask,
+                     "As libvmaf: 0 computes on the GPU (CUDA; the CPU when there is none), any "
+                     "other value on the CPU");
+  app.add_option("--cpu-level", s.cpu_level,
+                 "Highest CPU instruction set to use: scalar, sse4, avx2 or avx512 (x86); "
+                 "scalar or neon (Arm) (default: best)")
+      ->check(CLI::IsMember({"scalar", "sse4", "avx2", "avx512", "neon"}));
+  app.add_option("--backend", s.backend, "cpu, cuda or auto (default: cpu)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  app.add_option("--gpu", s.gpu, "CUDA device index")->check(CLI::Range(0, 255));
+  app.add_flag("-q,--quiet", s.quiet, "No progress line");
+  app.add_flag("-n,--no_prediction", s.no_prediction, "Extract features only, no VMAF model");
+  app.add_flag("--verbose", s.verbose, "Print what is computed where");
+  app.add_flag("--list-features", s.list_features, "List feature extractors and their options");
+  app.set_version_flag("-v,--version", std::string("vqe ") + VQE_VERSION);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    outcome.print_and_exit = app.help();
+    return outcome;
+  } catch (const CLI::CallForAllHelp&) {
+    outcome.print_and_exit = app.help("", CLI::AppFormatMode::All);
+    return outcome;
+  } catch (const CLI::CallForVersion& e) {
+    outcome.print_and_exit = std::string(e.what()) + "\n";
+    return outcome;
+  } catch (const CLI::ParseError& e) {
+    // CLI11's messages are one line; some end with a newline.
+    std::string message = e.what();
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    throw UsageError(message);
+  }
+
+  if (opt_w->count()) s.raw.width = width;
+  if (opt_h->count()) s.raw.height = height;
+  if (opt_p->count()) s.raw.pixel_format = pixel_format;
+  if (opt_b->count()) s.raw.bit_depth = bitdepth;
+  if (opt_cpumask->count()) s.cpumask = parse_libvmaf_unsigned(cpumask, "--cpumask");
+  if (opt_gpumask->count()) s.gpumask = parse_libvmaf_unsigned(gpumask, "--gpumask");
+
+  // Models, features and presets in the order given: libvmaf registers
+  // them, and so orders the output's columns, as they come.
+  std::map<const CLI::Option*, std::size_t> taken;
+  for (const CLI::Option* o : app.parse_order()) {
+    const std::size_t i = taken[o]++;
+    if (o == opt_m) s.models.push_back(models.at(i));
+    if (o == opt_feature) s.features.push_back(features.at(i));
+    if (o == opt_aom) apply_aom_ctc(aom_ctc.at(i), s);
+    if (o == opt_nflx) apply_nflx_ctc(nflx_ctc.at(i), s);
+  }
+
+  if (xml + json + csv + sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
+  s.format = json  ? OutputFormat::kJson
+             : csv ? OutputFormat::kCsv
+             : sub ? OutputFormat::kSub
+                   : OutputFormat::kXml;
+  if (s.list_features) return outcome;
+  if (s.reference.empty()) throw UsageError("the reference video (-r/--reference) is required");
+  if (s.distorted.empty()) throw UsageError("the distorted video (-d/--distorted) is required");
+  return outcome;
+}
+
+}  // namespace vqe::cli

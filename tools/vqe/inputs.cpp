@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "inputs.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace vqe::cli {
+namespace {
+
+std::string describe(const VideoFormat& f) {
+  return fmt::format("{}x{} {} {}-bit", f.width, f.height, to_string(f.chroma), f.bit_depth);
+}
+
+// -w/-h/-p/-b given with a Y4M input are an error when they say another
+// format than its header: the user believes the video is something else.
+void check_raw_options_against(const FrameSource& input, const RawInputOptions& raw) {
+  const VideoFormat& f = input.format();
+  std::string differ;
+  if (raw.width && *raw.width != f.width) differ += fmt::format(" -w {}", *raw.width);
+  if (raw.height && *raw.height != f.height) differ += fmt::format(" -h {}", *raw.height);
+  if (raw.pixel_format && *raw.pixel_format != to_string(f.chroma))
+    differ += fmt::format(" -p {}", *raw.pixel_format);
+  if (raw.bit_depth && *raw.bit_depth != f.bit_depth) differ += fmt::format(" -b {}", *raw.bit_depth);
+  if (!differ.empty())
+    throw Error(fmt::format("{}: is a Y4M file whose header says {}, but{} say otherwise: -w, -h, "
+                            "-p and -b describe raw input; drop them or make them agree",
+                            input.path(), describe(f), differ));
+}
+
+}  // namespace
+
+Inputs open_inputs(const Settings& s, const WarningHandler& warn, const WarningHandler& note) {
+  // One stream given twice would hand each side every other frame: refused
+  // before either is read.
+  const auto ref_id = file_identity(s.reference);
+  const auto dist_id = file_identity(s.distorted);
+  if (ref_id && dist_id) check_separate_inputs(s.reference, *ref_id, s.distorted, *dist_id);
+
+  RawVideoParams raw;
+  const bool have_raw = s.raw.width && s.raw.height;
+  if (have_raw) {
+    raw.width = *s.raw.width;
+    raw.height = *s.raw.height;
+    raw.chroma = parse_chroma_format(s.raw.pixel_format.value_or("420"));
+    raw.bit_depth = s.raw.bit_depth.value_or(8);
+  }
+  Inputs in;
+  in.reference = open_video(s.reference, have_raw ? &raw : nullptr, warn);
+  in.distorted = open_video(s.distorted, have_raw ? &raw : nullptr, warn);
+
+  if (s.raw.any()) {
+    int y4m = 0;
+    for (const FrameSource* input : {in.reference.get(), in.distorted.get()})
+      if (input->container() == VideoContainer::kY4m) {
+        check_raw_options_against(*input, s.raw);
+        ++y4m;
+      }
+    if (y4m == 2 && warn)
+      warn("-w, -h, -p and -b are for raw input and were not used: both inputs are Y4M, whose "
+           "headers give the format");
+  }
+
+  // libvmaf's aom_ctc v6.0 and later: inputs of different bit depths are
+  // compared at the higher one (libvmaf 3.2.0 itself reads past its buffers
+  // there; VQE shifts the shallower input up, see docs/numerics.md).
+  const int ref_bits = in.reference->format().bit_depth;
+  const int dist_bits = in.distorted->format().bit_depth;
+  if (s.common_bit_depth && ref_bits != dist_bits) {
+    const int bits = std::max(ref_bits, dist_bits);
+    auto& shallow = ref_bits < dist_bits ? in.reference : in.distorted;
+    if (note)
+      note(fmt::format("common bit depth: {} is read as {}-bit (samples shifted left by {})",
+                       shallow->path(), bits, bits - shallow->format().bit_depth));
+    shallow = convert_bit_depth(std::move(shallow), bits);
+  }
+  check_pairable(*in.reference, *in.distorted);
+  return in;
+}
+
+}  // namespace vqe::cli

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#pragma once
+// Opening the two inputs: by content (Y4M or raw YUV with -w -h -p -b),
+// never the same stream twice, -w/-h/-p/-b checked against Y4M headers, and
+// the common bit depth of libvmaf's --aom_ctc v6.0 and later.
+
+#include <memory>
+#include <string>
+
+#include "cli_options.h"
+#include "vqe/vqe.h"
+
+namespace vqe::cli {
+
+struct Inputs {
+  std::unique_ptr<FrameSource> reference;
+  std::unique_ptr<FrameSource> distorted;
+};
+
+/// Opens -r and -d. Throws vqe::Error when they are one stream, when an input
+/// cannot be read, when a raw input lacks -w/-h, when -w/-h/-p/-b contradict
+/// a Y4M header, or when the formats differ (bit depths may differ under a
+/// preset's common bit depth: the shallower input is shifted up). Warnings
+/// (raw options that a Y4M header made unneeded, unknown interlacing) go to
+/// `warn`; `note` hears what --verbose prints.
+Inputs open_inputs(const Settings& settings, const WarningHandler& warn,
+                   const WarningHandler& note);
+
+}  // namespace vqe::cli
