@@ -34,12 +34,15 @@ struct CliResult {
 };
 
 // Runs `vqe args` through the shell. `feed` is a shell command whose output
-// becomes vqe's standard input (none: /dev/null).
-CliResult run_cli(const std::string& args, const std::string& feed = "") {
+// becomes vqe's standard input (none: /dev/null); `setup` runs in the same
+// shell first (e.g. a ulimit).
+CliResult run_cli(const std::string& args, const std::string& feed = "",
+                  const std::string& setup = "") {
   const auto out = write_temp("cli.out", "");
   const auto err = write_temp("cli.err", "");
   // `timeout`: a run that should fail at once never hangs the tests (124).
-  const std::string cmd = (feed.empty() ? "" : feed + " | ") + "timeout 120 " +
+  const std::string cmd = (setup.empty() ? "" : setup + "; ") +
+                          (feed.empty() ? "" : feed + " | ") + "timeout 120 " +
                           std::string(VQE_CLI_PATH) + " " +
                           args + " >" + out.string() + " 2>" + err.string() +
                           (feed.empty() ? " </dev/null" : "");
@@ -353,6 +356,23 @@ TEST(Cli, HeaderClaimingAHugeFrameFailsFast) {
   // found before the job allocates its buffers.
   r = run_cli("-r - -d " + huge.string() + " --threads 4 -q", "cat " + huge.string());
   EXPECT_EQ(r.exit_code, 1);
+}
+
+TEST(Cli, OutOfMemoryIsACleanError) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit allows";
+#else
+  // Under an address-space limit, whichever allocation fails first (a
+  // picture, an extractor's buffers on a worker thread, a thread's stack)
+  // ends the run with a message and status 1, never an abort.
+  for (const char* limit : {"200000", "600000", "1300000"}) {
+    auto r = run_cli("-r /dev/zero -d /dev/zero -w 4096 -h 4096 --threads 4 --frame_cnt 12 -q "
+                     "--feature float_ssim",
+                     "", std::string("ulimit -v ") + limit);
+    EXPECT_EQ(r.exit_code, 1) << limit << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("vqe: error: out of memory", 0), 0u) << limit << "\n" << r.err;
+  }
+#endif
 }
 
 TEST(Cli, RawOptionsWithY4mInputs) {

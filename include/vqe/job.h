@@ -175,7 +175,11 @@ class Job {
   /// Frame `index`'s value of `name` (an emitted feature or model output)
   /// once final; nullopt before, or for a name the job does not emit.
   std::optional<double> score(const std::string& name, unsigned index) const;
-  /// Names the job emits, in output order (after start()).
+  /// Names the job emits (after start()), in libvmaf's output order: the
+  /// order in which libvmaf's one-thread run first writes them. A value
+  /// libvmaf first writes at a frame the video does not reach moves among
+  /// the end-of-video values at finish() (float_motion's motion3 in a
+  /// one-frame video).
   std::vector<std::string> feature_names() const;
 
   /// Waits until every submitted frame has been computed. Frames submitted

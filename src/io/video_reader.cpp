@@ -40,7 +40,8 @@ constexpr ColorSpace kColorSpaces[] = {
 int parse_dimension(const std::string& value, char tag, const std::string& path) {
   if (value.empty() || value.size() > 6 ||
       value.find_first_not_of("0123456789") != std::string::npos)
-    throw Error(fmt::format("{}: Y4M header has a malformed {} tag '{}'", path, tag, value));
+    throw Error(fmt::format("{}: Y4M header has a malformed {} tag \"{}\"", path, tag,
+                            printable(value, 16)));
   return std::stoi(value);
 }
 

@@ -92,7 +92,7 @@ class JobState {
   std::vector<std::string> column_order(unsigned frames) const;
   /// Declares an output column; throws when the name is not portable or
   /// another output already has it.
-  void declare_output(const std::string& name, const char* kind);
+  void declare_output(const std::string& name, bool model);
   void worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own);
   void run_parallel(std::vector<FeatureExtractor*>& extractors, FrameSlot& slot);
   void run_temporal(FrameSlot& slot);
@@ -257,17 +257,15 @@ std::vector<std::string> JobState::column_order(unsigned frames) const {
   return names;
 }
 
-void JobState::declare_output(const std::string& name, const char* kind) {
-  check_portable_name(name, std::string(kind) + " name",
-                      std::string(kind) == "model"
-                          ? "choose another with -m ...:name=NAME"
-                          : "an option value in the name holds the character (give it another "
-                            "spelling, e.g. 1000000 for 1e+06)");
+void JobState::declare_output(const std::string& name, bool model) {
+  check_portable_name(name, model ? "model name" : "feature name",
+                      model ? "choose another with -m ...:name=NAME"
+                            : "it comes from an option value: spell the value without that "
+                              "character (e.g. 1000000, not 1e+06)");
   if (!declared_.insert(name).second) {
-    // Extractors may emit one name twice (two requests of one extractor
-    // that differ only in options that leave the numbers alone); a model
-    // output must be unique.
-    if (std::string(kind) == "feature") return;
+    // Two extractors may emit one name (their requests keep apart only in
+    // options that do not change the name); a model output must be unique.
+    if (!model) return;
     throw Error(fmt::format("model output '{}' is also the name of a feature or of another "
                             "model's output: give the model another name (-m ...:name=NAME)",
                             name));
@@ -368,15 +366,15 @@ void JobState::start(const VideoFormat& format) {
       columns_.push_back({name, first, r, k});
     }
   }
-  for (const std::string& name : column_order(~0u)) declare_output(name, "feature");
+  for (const std::string& name : column_order(~0u)) declare_output(name, false);
   if (!config_.no_prediction) {
     // Every model's main score, in -m order, then each bootstrap
     // collection's per-model scores and statistics (libvmaf scores the
     // models, then the collections).
-    for (const Model& model : config_.models) declare_output(model.name(), "model");
+    for (const Model& model : config_.models) declare_output(model.name(), true);
     for (const Model& model : config_.models)
       for (const std::string& name : model.output_names())
-        if (name != model.name()) declare_output(name, "model");
+        if (name != model.name()) declare_output(name, true);
   }
 
   const unsigned threads = config_.threads;
