@@ -65,6 +65,10 @@ struct JobConfig {
   /// run_job: called after each frame pair is handed to the job (frames so
   /// far), on the reading thread.
   std::function<void(unsigned)> on_progress;
+  /// run_job: threads reading frames at once when both sources allow it
+  /// (FrameSource::random_access: regular Y4M and raw files); 0 chooses
+  /// min(4, max(1, cores / 4)). Pipes and irregular files are read in order.
+  unsigned readers = 0;
   /// Called with warnings (e.g. one file ended first).
   std::function<void(const std::string&)> on_warning;
 
@@ -88,6 +92,24 @@ struct JobConfig {
   std::function<void(const std::string&)> on_note;
 };
 
+/// Where a job's time went, in seconds of thread time (not wall time), to
+/// show which part of a job is serial (`vqe --verbose` prints it).
+struct JobTimes {
+  /// Ordered parts of temporal extractors (frames one after another: the
+  /// serial stage of the computation).
+  double ordered = 0;
+  /// Model prediction (any thread, frames as they become final).
+  double prediction = 0;
+  /// The submitting thread inside submit() (handing frames over, GPU
+  /// uploads and kernel launches; all computation when threads is 0).
+  double submit = 0;
+  /// run_job only: the calling thread's own reading of frames (sequential
+  /// reading; 0 when parallel readers read), waiting for free frame slots
+  /// (backpressure: the computation is behind), and waiting for reader
+  /// threads (the reading is behind).
+  double read = 0, wait_for_slots = 0, wait_for_reads = 0;
+};
+
 /// Everything a job produced.
 struct JobResult {
   VideoFormat format;          ///< shared format of both inputs
@@ -95,6 +117,7 @@ struct JobResult {
   FeatureCollector features;   ///< per-frame values and aggregates
   /// Extractors that ran on the GPU (empty when none did).
   std::vector<std::string> gpu_extractors;
+  JobTimes times;
 };
 
 namespace detail {
@@ -177,6 +200,15 @@ class Job {
   std::optional<double> score(const std::string& name, unsigned index) const;
   /// Names the job emits, in output order (after start()).
   std::vector<std::string> feature_names() const;
+  /// Planes of each picture the job reads (after start()): 1 when every
+  /// extractor reads luma only (VMAF), else the format's planes. A caller
+  /// may leave the other planes unfilled.
+  int planes_needed() const;
+  /// Frame pairs the caller may hold at once through acquire() (after
+  /// start()): the job's slots less those it keeps for temporal extractors
+  /// that read earlier frames (motion keeps the last one). Acquiring more
+  /// without submitting waits for ever.
+  unsigned frames_in_flight() const;
 
   /// Waits until every submitted frame has been computed. Frames submitted
   /// later continue the same video.

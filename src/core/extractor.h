@@ -52,6 +52,10 @@ class FeatureExtractor {
   /// one instance). Temporal extractors also run on every frame under
   /// --subsample, as libvmaf's TEMPORAL/PREV_REF extractors do.
   virtual bool temporal() const { return false; }
+  /// True if extract() reads the chroma planes (planes 1 and 2); false lets
+  /// the job's frame sources read luma only. Default true.
+  virtual bool needs_chroma() const { return true; }
+
   /// Frames of look-ahead: the values this extractor writes for frame i are
   /// final once frame i + lag() has been extracted (and every value after
   /// flush()). 0 for extractors that write only the frame they extract;
@@ -65,8 +69,42 @@ class FeatureExtractor {
   virtual bool every_frame() const { return temporal(); }
 
   /// A fresh, un-initialised instance with the same options, for another
-  /// worker thread. Only called for non-temporal extractors.
+  /// worker thread. Called for non-temporal and pairwise extractors.
   virtual std::unique_ptr<FeatureExtractor> clone() const = 0;
+
+  // --- Pairwise temporal extractors -----------------------------------------
+  // A temporal extractor whose per-frame work for frame i reads only frames
+  // i and i - pair_distance() (and no other state of the past) is split in
+  // two: extract_pair() does the work on any worker, frames in any order, on
+  // a clone; emit_ordered() turns its few values into features, frames in
+  // order, on the job's one instance. The job keeps frame i - d's pictures
+  // until frame i's extract_pair() is done. extract() must still work on its
+  // own (frames in order on one instance): it gives the same values.
+
+  /// The distance d to the earlier frame extract_pair() reads, or 0 when the
+  /// extractor is not pairwise (the default). At most kMaxPairDistance.
+  virtual unsigned pair_distance() const { return 0; }
+  static constexpr unsigned kMaxPairDistance = 4;
+
+  /// What extract_pair() hands to emit_ordered(): a few numbers per frame.
+  struct PairValues {
+    double values[4] = {0, 0, 0, 0};
+  };
+  /// The per-frame part of frame `index` (pairwise extractors only):
+  /// `earlier_reference`/`earlier_distorted` are frame index - d, nullptr for
+  /// the first d frames. Thread-compatible: each worker calls its own clone.
+  virtual PairValues extract_pair(const Picture* earlier_reference,
+                                  const Picture* earlier_distorted, const Picture& reference,
+                                  const Picture& distorted, unsigned index) {
+    (void)earlier_reference, (void)earlier_distorted, (void)reference, (void)distorted,
+        (void)index;
+    return {};
+  }
+  /// The ordered part: frame `index`'s values from extract_pair(), frames in
+  /// order 0, 1, 2, ... on the instance the job built first.
+  virtual void emit_ordered(unsigned index, const PairValues& values, FeatureCollector& out) {
+    (void)index, (void)values, (void)out;
+  }
 };
 
 namespace cuda {

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "io/video_reader.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <vector>
 
@@ -64,6 +69,15 @@ class Y4mReader final : public VideoReader {
     std::string header;
     if (!read_line(file_, header, path_, "Y4M header")) fail("file is empty");
     format_ = parse_y4m_header(header, path_);
+    // Random access when the frames are at fixed offsets: the first FRAME
+    // line's length is taken for every frame (read_at checks each one).
+    const long data_start = std::ftell(file_);
+    std::string first;
+    if (data_start > 0 && read_line(file_, first, path_, "FRAME header") &&
+        std::fseek(file_, data_start, SEEK_SET) == 0)
+      enable_random_access(data_start, first.size() + 1);
+    else
+      std::fseek(file_, data_start, SEEK_SET);
   }
 
  protected:
@@ -95,6 +109,7 @@ class RawReader final : public VideoReader {
                          format_.bit_depth, format_.frame_bytes()));
       std::fseek(file_, 0, SEEK_SET);
     }
+    enable_random_access(0, 0);
   }
 
  protected:
@@ -107,6 +122,14 @@ class RawReader final : public VideoReader {
 };
 
 }  // namespace
+
+FrameSource::FrameAt FrameSource::read_at(unsigned, Picture&, int) const {
+  throw Error(path() + ": this input is read in order only (no random access)");
+}
+
+void FrameSource::seek(unsigned) {
+  throw Error(path() + ": this input is read in order only (no random access)");
+}
 
 VideoReader::VideoReader(std::string path, std::FILE* file)
     : path_(std::move(path)), file_(file) {}
@@ -138,6 +161,23 @@ void words_from_le(std::uint16_t* row, int width) {
 
 }  // namespace
 
+void VideoReader::check_samples(Plane& plane, int plane_index, unsigned frame) const {
+  if (format_.bytes_per_sample() == 1) return;
+  // Above 8 bits: native order, and no sample above the bit depth's maximum.
+  const unsigned max_sample = (1u << format_.bit_depth) - 1;
+  for (int y = 0; y < plane.height; ++y) {
+    std::uint16_t* row = plane.row<std::uint16_t>(y);
+    words_from_le(row, plane.width);
+    unsigned any = 0;
+    for (int x = 0; x < plane.width; ++x) any |= row[x];
+    if (any <= max_sample) continue;
+    for (int x = 0; x < plane.width; ++x)
+      if (row[x] > max_sample)
+        fail(fmt::format("frame {}: sample {} at plane {} ({}, {}) exceeds the {}-bit maximum {}",
+                         frame, row[x], plane_index, x, y, format_.bit_depth, max_sample));
+  }
+}
+
 void VideoReader::read_plane(Plane& plane, int plane_index) {
   const int bps = format_.bytes_per_sample();
   const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
@@ -155,27 +195,40 @@ void VideoReader::read_plane(Plane& plane, int plane_index) {
     for (int y = 0; y < plane.height; ++y)
       if (!read_exact(file_, plane.row<std::uint8_t>(y), row_bytes)) truncated(y);
   }
-  if (bps == 1) return;
-  // Above 8 bits: native order, and no sample above the bit depth's maximum.
-  const unsigned max_sample = (1u << format_.bit_depth) - 1;
-  for (int y = 0; y < plane.height; ++y) {
-    std::uint16_t* row = plane.row<std::uint16_t>(y);
-    words_from_le(row, plane.width);
-    unsigned any = 0;
-    for (int x = 0; x < plane.width; ++x) any |= row[x];
-    if (any <= max_sample) continue;
-    for (int x = 0; x < plane.width; ++x)
-      if (row[x] > max_sample)
-        fail(fmt::format("frame {}: sample {} at plane {} ({}, {}) exceeds the {}-bit maximum {}",
-                         frames_read_, row[x], plane_index, x, y, format_.bit_depth,
-                         max_sample));
-  }
+  check_samples(plane, plane_index, frames_read_);
 }
 
-bool VideoReader::read(Picture& picture) {
+bool VideoReader::read_planes(Picture& picture, int planes) {
   if (!begin_frame()) return false;
   if (!(picture.format() == format_)) picture = Picture(format_);
-  for (int p = 0; p < picture.num_planes(); ++p) read_plane(picture.plane(p), p);
+  const int n = std::clamp(planes, 1, picture.num_planes());
+  for (int p = 0; p < n; ++p) read_plane(picture.plane(p), p);
+  if (n < picture.num_planes()) {
+    // Skip the planes nobody reads (a seek in a file, reads on a pipe).
+    std::size_t rest = 0;
+    for (int p = n; p < picture.num_planes(); ++p)
+      rest += static_cast<std::size_t>(format_.plane_width(p)) * format_.plane_height(p) *
+              format_.bytes_per_sample();
+    if (random_access_) {
+      // A regular file: the skipped planes must be in it all the same.
+      const long here = std::ftell(file_);
+      if (here < 0 || static_cast<std::uint64_t>(here) + rest > file_size_)
+        fail(fmt::format("frame {} is truncated (the file ends in its chroma planes)",
+                         frames_read_));
+      if (std::fseek(file_, static_cast<long>(rest), SEEK_CUR) != 0)
+        fail(fmt::format("frame {}: cannot seek past its chroma: {}", frames_read_,
+                         std::strerror(errno)));
+    } else {
+      std::vector<std::uint8_t> sink(std::min<std::size_t>(rest, 1 << 16));
+      while (rest > 0) {
+        const std::size_t n_bytes = std::min(rest, sink.size());
+        if (!read_exact(file_, sink.data(), n_bytes))
+          fail(fmt::format("frame {} is truncated (the file ends in its chroma planes)",
+                           frames_read_));
+        rest -= n_bytes;
+      }
+    }
+  }
   ++frames_read_;
   return true;
 }
@@ -183,8 +236,92 @@ bool VideoReader::read(Picture& picture) {
 bool VideoReader::skip(unsigned count) {
   Picture scratch(format_);
   for (unsigned i = 0; i < count; ++i)
-    if (!read(scratch)) return false;
+    if (!read_planes(scratch, 1)) return false;
   return true;
+}
+
+void VideoReader::enable_random_access(long data_start, std::size_t frame_header) {
+  struct stat st {};
+  if (fstat(fileno(file_), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  random_access_ = true;
+  file_size_ = static_cast<std::uint64_t>(st.st_size);
+  data_start_ = data_start;
+  frame_header_ = frame_header;
+}
+
+std::uint64_t VideoReader::frame_offset(unsigned index) const {
+  return static_cast<std::uint64_t>(data_start_) +
+         static_cast<std::uint64_t>(index) * (frame_header_ + format_.frame_bytes());
+}
+
+FrameSource::FrameAt VideoReader::read_at(unsigned index, Picture& picture, int planes) const {
+  if (!random_access_) throw Error(fmt::format("{}: no random access", path_));
+  const int fd = fileno(file_);
+  std::uint64_t at = frame_offset(index);
+  if (frame_header_ > 0) {
+    std::string line(frame_header_, '\0');
+    const ssize_t got = ::pread(fd, line.data(), frame_header_, static_cast<off_t>(at));
+    if (got < 0) fail(fmt::format("frame {}: read failed: {}", index, std::strerror(errno)));
+    if (got == 0) return FrameAt::kEnd;
+    // Not the first FRAME line's length (or a malformed frame: read()
+    // reports it): on with sequential reading.
+    if (static_cast<std::size_t>(got) < frame_header_ || line.compare(0, 5, "FRAME") != 0 ||
+        line.back() != '\n' || line.find('\n') != frame_header_ - 1 ||
+        (frame_header_ > 6 && line[5] != ' '))
+      return FrameAt::kIrregular;
+    at += frame_header_;
+  }
+  if (!(picture.format() == format_)) picture = Picture(format_);
+  const int n = std::clamp(planes, 1, picture.num_planes());
+  const int bps = format_.bytes_per_sample();
+  // The planes not read must be in the file all the same (a frame cut short
+  // is an error, as when every plane is read).
+  if (n < picture.num_planes() && at + format_.frame_bytes() > file_size_ && at < file_size_)
+    fail(fmt::format("frame {} is truncated (the file ends in it)", index));
+  for (int p = 0; p < picture.num_planes(); ++p) {
+    Plane& plane = picture.plane(p);
+    const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
+    const std::size_t bytes = row_bytes * static_cast<std::size_t>(plane.height);
+    if (p >= n) {
+      at += bytes;
+      continue;
+    }
+    const auto read_range = [&](std::uint8_t* dst, std::size_t len, std::uint64_t from) {
+      std::size_t done = 0;
+      while (done < len) {
+        const ssize_t got = ::pread(fd, dst + done, len - done, static_cast<off_t>(from + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) fail(fmt::format("frame {}: read failed: {}", index, std::strerror(errno)));
+        if (got == 0) break;
+        done += static_cast<std::size_t>(got);
+      }
+      return done;
+    };
+    std::size_t done = 0;
+    if (static_cast<std::size_t>(plane.stride) == row_bytes) {
+      done = read_range(plane.data, bytes, at);
+    } else {
+      for (int y = 0; y < plane.height; ++y) {
+        const std::size_t got = read_range(plane.row<std::uint8_t>(y), row_bytes, at + y * row_bytes);
+        done += got;
+        if (got < row_bytes) break;
+      }
+    }
+    if (done == 0 && p == 0 && frame_header_ == 0) return FrameAt::kEnd;
+    if (done < bytes)
+      fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the file ends)", index, p,
+                       done / row_bytes, plane.height));
+    check_samples(plane, p, index);
+    at += bytes;
+  }
+  return FrameAt::kRead;
+}
+
+void VideoReader::seek(unsigned index) {
+  if (!random_access_) throw Error(fmt::format("{}: no random access", path_));
+  if (std::fseek(file_, static_cast<long>(frame_offset(index)), SEEK_SET) != 0)
+    fail(fmt::format("cannot seek to frame {}: {}", index, std::strerror(errno)));
+  frames_read_ = index;
 }
 
 VideoFormat parse_y4m_header(const std::string& header, const std::string& path) {

@@ -13,7 +13,9 @@
 #include "vqe/job.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -37,9 +39,21 @@ struct FrameSlot {
   Picture reference;
   Picture distorted;
   unsigned index = 0;
-  /// CPU parts still to run for this frame (non-temporal task, temporal
-  /// strand); the last to finish frees the slot.
+  /// CPU parts still to run for this frame (the parallel task, the
+  /// temporal strand); the last to finish marks the frame computed.
   std::atomic<int> parts_left{0};
+  /// Holders of the slot: its own computation, the job's list of recent
+  /// frames (pairwise extractors read them) and each later frame whose
+  /// pairwise part reads this one. The last to let go frees the slot.
+  std::atomic<int> refs{0};
+  /// earlier[d]: the slot of frame index - d that this frame's pairwise
+  /// extractors read (held by this frame), or null.
+  std::array<FrameSlot*, FeatureExtractor::kMaxPairDistance + 1> earlier{};
+  /// Per pairwise extractor, its extract_pair() values for this frame.
+  std::vector<FeatureExtractor::PairValues> pair_values;
+  /// The frame the GPU last uploaded from this slot's (page-locked)
+  /// pictures, -1 for none: reusing the slot waits for that upload.
+  long long gpu_index = -1;
 };
 
 namespace {
@@ -65,12 +79,18 @@ class JobState {
   /// none is free).
   FrameSlot* take_slot(bool wait);
   void give_back(FrameSlot* slot);  // unsubmitted
+  /// Drops one hold on a submitted slot (FrameSlot::refs); frees it at 0.
+  void release(FrameSlot* slot);
   void submit_slot(FrameSlot* slot);
 
   unsigned frames_submitted() const { return submitted_.load(); }
   unsigned frames_final() const { return final_.load(std::memory_order_acquire); }
   std::optional<double> score(const std::string& name, unsigned index) const;
   std::vector<std::string> feature_names() const;
+  int planes_needed() const { return planes_needed_; }
+  unsigned frames_in_flight() const {
+    return static_cast<unsigned>(slots_.size()) - max_pair_distance_;
+  }
   void flush();
   JobResult finish();
   void check_open(const char* call) const;
@@ -83,7 +103,12 @@ class JobState {
 
   void build_requests();
   void worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own);
-  void run_parallel(std::vector<FeatureExtractor*>& extractors, FrameSlot& slot);
+  /// The frame's parallel task: the non-temporal extractors and the
+  /// pairwise parts, on the given instances (a worker's own clones).
+  void run_parallel(std::vector<FeatureExtractor*>& extractors,
+                    std::vector<FeatureExtractor*>& pairwise, FrameSlot& slot);
+  void parallel_task(std::vector<FeatureExtractor*>& extractors,
+                     std::vector<FeatureExtractor*>& pairwise, FrameSlot* slot);
   void run_temporal(FrameSlot& slot);
   /// Schedules (or, without workers, runs) the temporal chain when the next
   /// frame in order is ready.
@@ -108,8 +133,17 @@ class JobState {
   std::vector<std::string> gpu_extractors_;
   std::unique_ptr<cuda::GpuJob> gpu_;
   std::vector<std::unique_ptr<FeatureExtractor>> extractors_;  // CPU, request order
-  std::vector<FeatureExtractor*> temporal_, parallel_;
+  // temporal_: serial temporal extractors (strand only); pairwise_: split
+  // temporal extractors (their emit_ordered on the strand, extract_pair in
+  // the parallel task); parallel_: the rest.
+  std::vector<FeatureExtractor*> temporal_, parallel_, pairwise_;
+  std::vector<unsigned> pair_distances_;  // distinct distances of pairwise_
+  unsigned max_pair_distance_ = 0;
+  /// The last max_pair_distance_ submitted slots, oldest first, each held
+  /// (refs) until the frame max_pair_distance_ later is submitted.
+  std::deque<FrameSlot*> recent_;
   unsigned lag_ = 0;
+  int planes_needed_ = 3;
 
   // Slots and backpressure.
   std::deque<FrameSlot> slots_;
@@ -136,11 +170,25 @@ class JobState {
   unsigned cpu_done_ = 0;                  // frames whose CPU parts are all done
   std::atomic<unsigned> gpu_collected_{0};
   std::atomic<unsigned> final_{0};
-  unsigned predicted_ = 0;
+  unsigned claimed_ = 0;  // frames whose prediction a thread has taken on
+  std::map<unsigned, unsigned> predicted_ranges_;  // [from, to) done, beyond final_
 
   mutable std::mutex error_mutex_;
   std::exception_ptr error_;
+
+  // JobTimes, in nanoseconds.
+  std::atomic<std::int64_t> ordered_ns_{0}, prediction_ns_{0}, submit_ns_{0};
 };
+
+namespace {
+
+std::int64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              start)
+      .count();
+}
+
+}  // namespace
 
 JobState::JobState(JobConfig config) : config_(std::move(config)) {
   subsample_ = std::max(1u, config_.subsample);
@@ -263,13 +311,27 @@ void JobState::start(const VideoFormat& format) {
   // small, bit depth unsupported) comes before any work.
   for (auto& e : extractors_) {
     e->init(format);
-    (e->temporal() ? temporal_ : parallel_).push_back(e.get());
+    if (!e->temporal())
+      parallel_.push_back(e.get());
+    else if (const unsigned d = e->pair_distance(); d > 0) {
+      if (d > FeatureExtractor::kMaxPairDistance)
+        throw Error(fmt::format("internal: pair distance {} above the limit", d));
+      pairwise_.push_back(e.get());
+      if (std::find(pair_distances_.begin(), pair_distances_.end(), d) == pair_distances_.end())
+        pair_distances_.push_back(d);
+      max_pair_distance_ = std::max(max_pair_distance_, d);
+    } else {
+      temporal_.push_back(e.get());
+    }
     lag_ = std::max(lag_, e->lag());
   }
   if (gpu_) {
     gpu_->init(format);
     lag_ = std::max(lag_, gpu_->lag());
   }
+  bool chroma = gpu_ && gpu_->needs_chroma();
+  for (const auto& e : extractors_) chroma = chroma || e->needs_chroma();
+  planes_needed_ = chroma ? format.num_planes() : 1;
   for (const Built& b : built)
     for (const std::string& name : b.cpu ? b.cpu->feature_names() : gpu_->feature_names(b.handle))
       out_.declare(name);
@@ -282,12 +344,24 @@ void JobState::start(const VideoFormat& format) {
   }
 
   const unsigned threads = config_.threads;
-  const unsigned in_flight =
-      config_.max_frames_in_flight ? config_.max_frames_in_flight : (threads ? 2 * threads + 2 : 1);
+  // A GPU job keeps more frames in flight (uploads of later frames overlap
+  // the kernels of earlier ones, and several readers fill slots at once).
+  const unsigned default_in_flight = std::max(threads ? 2 * threads + 2 : 1u, gpu_ ? 16u : 1u);
+  // Pairwise extractors keep the last frames' slots: one more is needed
+  // to fill the next frame.
+  const unsigned in_flight = std::max(
+      config_.max_frames_in_flight ? config_.max_frames_in_flight : default_in_flight,
+      max_pair_distance_ + 1);
   for (unsigned i = 0; i < in_flight; ++i) {
     FrameSlot& s = slots_.emplace_back();
     s.reference = Picture(format);
     s.distorted = Picture(format);
+    s.pair_values.resize(pairwise_.size());
+    if (gpu_) {
+      // Page-locked: the GPU uploads straight from the slot (no staging copy).
+      gpu_->register_host(s.reference);
+      gpu_->register_host(s.distorted);
+    }
     free_.push_back(&s);
   }
   format_ = format;
@@ -297,12 +371,15 @@ void JobState::start(const VideoFormat& format) {
     scheduler_ = std::make_unique<WorkScheduler>(threads);
     for (FeatureExtractor* e : temporal_) e->set_tile_runner(scheduler_.get());
     for (unsigned t = 0; t < threads; ++t) {
+      // Each worker's own instances: the non-temporal extractors, then the
+      // pairwise ones (for their extract_pair).
       std::vector<std::unique_ptr<FeatureExtractor>> own;
-      for (FeatureExtractor* p : parallel_) {
-        own.push_back(p->clone());
-        own.back()->init(format);
-        own.back()->set_tile_runner(scheduler_.get());
-      }
+      for (const auto* list : {&parallel_, &pairwise_})
+        for (FeatureExtractor* p : *list) {
+          own.push_back(p->clone());
+          own.back()->init(format);
+          own.back()->set_tile_runner(scheduler_.get());
+        }
       threads_.emplace_back([this, own = std::move(own)]() mutable { worker_loop(own); });
     }
   }
@@ -321,6 +398,10 @@ FrameSlot* JobState::take_slot(bool wait) {
     return nullptr;
   FrameSlot* s = free_.front();
   free_.pop_front();
+  lock.unlock();
+  // The GPU may still be uploading the frame that held this slot.
+  if (gpu_ && s->gpu_index >= 0) gpu_->wait_uploaded(static_cast<unsigned>(s->gpu_index));
+  s->gpu_index = -1;
   return s;
 }
 
@@ -332,51 +413,97 @@ void JobState::give_back(FrameSlot* slot) {
   slots_cv_.notify_all();
 }
 
+void JobState::release(FrameSlot* slot) {
+  if (slot->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) give_back(slot);
+}
+
 void JobState::submit_slot(FrameSlot* slot) {
+  const auto start = std::chrono::steady_clock::now();
+  struct Timed {
+    std::atomic<std::int64_t>& total;
+    std::chrono::steady_clock::time_point start;
+    ~Timed() { total.fetch_add(nanoseconds_since(start), std::memory_order_relaxed); }
+  } timed{submit_ns_, start};
   const unsigned index = submitted_.fetch_add(1);
   slot->index = index;
   try {
     if (gpu_) {
       gpu_->submit(slot->reference, slot->distorted, index, out_);
+      slot->gpu_index = index;
       gpu_collected_.store(gpu_->collected_frames(), std::memory_order_release);
     }
   } catch (...) {
     give_back(slot);
     throw;
   }
-  const int parts = (parallel_.empty() ? 0 : 1) + (temporal_.empty() ? 0 : 1);
+  // Holds: the computation, the recent-frames list, and this frame's own
+  // holds on the earlier frames its pairwise extractors read.
+  const bool pairwise = !pairwise_.empty();
+  slot->refs.store(1 + (pairwise ? 1 : 0), std::memory_order_relaxed);
+  slot->earlier.fill(nullptr);
+  if (pairwise) {
+    for (const unsigned d : pair_distances_)
+      if (d <= recent_.size()) {
+        FrameSlot* e = recent_[recent_.size() - d];
+        e->refs.fetch_add(1, std::memory_order_relaxed);
+        slot->earlier[d] = e;
+      }
+    recent_.push_back(slot);
+    if (recent_.size() > max_pair_distance_) {
+      FrameSlot* old = recent_.front();
+      recent_.pop_front();
+      release(old);
+    }
+  }
+  const bool has_task = !parallel_.empty() || pairwise;
+  const bool has_strand = !temporal_.empty() || pairwise;
+  const int parts = (has_task ? 1 : 0) + (has_strand ? 1 : 0);
   slot->parts_left.store(parts, std::memory_order_relaxed);
   if (parts == 0) {
     part_done(slot);
     return;
   }
-  if (!temporal_.empty()) post_temporal(slot);
-  if (!parallel_.empty()) {
-    if (scheduler_) {
+  // The strand waits for the pairwise values of the frame: the parallel
+  // task posts it then.
+  if (has_strand && !pairwise) post_temporal(slot);
+  if (has_task) {
+    if (scheduler_)
       scheduler_->push(slot);
-    } else {
-      run_parallel(parallel_, *slot);
-      part_done(slot);
-    }
+    else
+      parallel_task(parallel_, pairwise_, slot);
   }
   rethrow_if_failed();
 }
 
+void JobState::parallel_task(std::vector<FeatureExtractor*>& extractors,
+                             std::vector<FeatureExtractor*>& pairwise, FrameSlot* slot) {
+  run_parallel(extractors, pairwise, *slot);
+  if (!pairwise.empty()) {
+    for (FrameSlot*& e : slot->earlier)
+      if (e) {
+        release(e);
+        e = nullptr;
+      }
+    post_temporal(slot);
+  }
+  part_done(slot);
+}
+
 void JobState::worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own) {
-  std::vector<FeatureExtractor*> mine;
-  for (auto& e : own) mine.push_back(e.get());
+  std::vector<FeatureExtractor*> mine, mine_pairwise;
+  for (std::size_t i = 0; i < own.size(); ++i)
+    (i < parallel_.size() ? mine : mine_pairwise).push_back(own[i].get());
   while (void* item = scheduler_->next_item()) {
     if (item == &temporal_token_) {
       temporal_chain();
       continue;
     }
-    auto* slot = static_cast<FrameSlot*>(item);
-    run_parallel(mine, *slot);
-    part_done(slot);
+    parallel_task(mine, mine_pairwise, static_cast<FrameSlot*>(item));
   }
 }
 
-void JobState::run_parallel(std::vector<FeatureExtractor*>& extractors, FrameSlot& slot) {
+void JobState::run_parallel(std::vector<FeatureExtractor*>& extractors,
+                            std::vector<FeatureExtractor*>& pairwise, FrameSlot& slot) {
   {
     std::lock_guard lock(error_mutex_);
     if (error_) return;
@@ -385,6 +512,12 @@ void JobState::run_parallel(std::vector<FeatureExtractor*>& extractors, FrameSlo
     const bool sampled = slot.index % subsample_ == 0;
     for (FeatureExtractor* e : extractors)
       if (sampled || e->every_frame()) e->extract(slot.reference, slot.distorted, slot.index, out_);
+    for (std::size_t k = 0; k < pairwise.size(); ++k) {
+      const FrameSlot* earlier = slot.earlier[pairwise[k]->pair_distance()];
+      slot.pair_values[k] = pairwise[k]->extract_pair(
+          earlier ? &earlier->reference : nullptr, earlier ? &earlier->distorted : nullptr,
+          slot.reference, slot.distorted, slot.index);
+    }
   } catch (...) {
     record_error();
   }
@@ -395,12 +528,16 @@ void JobState::run_temporal(FrameSlot& slot) {
     std::lock_guard lock(error_mutex_);
     if (error_) return;
   }
+  const auto start = std::chrono::steady_clock::now();
   try {
     for (FeatureExtractor* e : temporal_)
       e->extract(slot.reference, slot.distorted, slot.index, out_);
+    for (std::size_t k = 0; k < pairwise_.size(); ++k)
+      pairwise_[k]->emit_ordered(slot.index, slot.pair_values[k], out_);
   } catch (...) {
     record_error();
   }
+  ordered_ns_.fetch_add(nanoseconds_since(start), std::memory_order_relaxed);
 }
 
 void JobState::post_temporal(FrameSlot* slot) {
@@ -444,7 +581,7 @@ void JobState::part_done(FrameSlot* slot) {
       slot->parts_left.fetch_sub(1, std::memory_order_acq_rel) != 1)
     return;
   const unsigned index = slot->index;
-  give_back(slot);
+  release(slot);
   {
     std::lock_guard lock(progress_mutex_);
     done_out_of_order_.insert(index);
@@ -458,23 +595,41 @@ void JobState::part_done(FrameSlot* slot) {
 }
 
 void JobState::advance(bool at_end) {
-  std::lock_guard lock(progress_mutex_);
-  unsigned ready = cpu_done_;
-  if (gpu_) ready = std::min(ready, gpu_collected_.load(std::memory_order_acquire));
-  unsigned final_frames = at_end ? submitted_.load() : (ready > lag_ ? ready - lag_ : 0);
-  if (!config_.no_prediction)
-    for (; predicted_ < final_frames; ++predicted_) {
-      if (predicted_ % subsample_) continue;
+  // Frames become final in order. Model prediction runs outside the lock:
+  // a thread claims the newly final frames, predicts them, then publishes
+  // them (final_ moves over every contiguous range that is done).
+  unsigned from = 0, to = 0;
+  {
+    std::lock_guard lock(progress_mutex_);
+    unsigned ready = cpu_done_;
+    if (gpu_) ready = std::min(ready, gpu_collected_.load(std::memory_order_acquire));
+    const unsigned final_frames =
+        at_end ? submitted_.load() : (ready > lag_ ? ready - lag_ : 0);
+    if (final_frames <= claimed_) return;
+    from = claimed_;
+    to = claimed_ = final_frames;
+  }
+  if (!config_.no_prediction) {
+    const auto start = std::chrono::steady_clock::now();
+    for (unsigned i = from; i < to; ++i) {
+      if (i % subsample_) continue;
       try {
-        predict(predicted_);
+        predict(i);
       } catch (...) {
         record_error();
-        final_frames = predicted_;
-        break;
+        return;  // these frames never become final
       }
     }
-  final_.store(std::max(final_.load(std::memory_order_relaxed), final_frames),
-               std::memory_order_release);
+    prediction_ns_.fetch_add(nanoseconds_since(start), std::memory_order_relaxed);
+  }
+  std::lock_guard lock(progress_mutex_);
+  predicted_ranges_.emplace(from, to);
+  unsigned final_frames = final_.load(std::memory_order_relaxed);
+  for (auto it = predicted_ranges_.begin();
+       it != predicted_ranges_.end() && it->first == final_frames;
+       it = predicted_ranges_.erase(it))
+    final_frames = it->second;
+  final_.store(final_frames, std::memory_order_release);
 }
 
 void JobState::predict(unsigned index) {
@@ -540,6 +695,9 @@ JobResult JobState::finish() {
   if (scheduler_) scheduler_->stop();
   for (auto& t : threads_) t.join();
   threads_.clear();
+  // The recent frames' holds (no later frame reads them now).
+  for (FrameSlot* slot : recent_) release(slot);
+  recent_.clear();
   if (gpu_) gpu_->finish(out_);
   for (auto& e : extractors_) e->flush(out_);
   advance(true);
@@ -549,6 +707,9 @@ JobResult JobState::finish() {
   result.frames = submitted_;
   result.features = std::move(out_);
   result.gpu_extractors = gpu_extractors_;
+  result.times.ordered = ordered_ns_.load() * 1e-9;
+  result.times.prediction = prediction_ns_.load() * 1e-9;
+  result.times.submit = submit_ns_.load() * 1e-9;
   return result;
 }
 
@@ -652,6 +813,14 @@ std::optional<double> Job::score(const std::string& name, unsigned index) const 
   return state_->score(name, index);
 }
 std::vector<std::string> Job::feature_names() const { return state_->feature_names(); }
+int Job::planes_needed() const {
+  if (!state_->started()) throw Error("planes_needed: the job has no format yet");
+  return state_->planes_needed();
+}
+unsigned Job::frames_in_flight() const {
+  if (!state_->started()) throw Error("frames_in_flight: the job has no format yet");
+  return state_->frames_in_flight();
+}
 void Job::flush() {
   state_->check_open("flush");
   state_->flush();

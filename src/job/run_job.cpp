@@ -3,11 +3,16 @@
 // job's frame slots (no copy), the distorted one on a thread of its own when
 // the job has workers.
 
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
+#include <deque>
+#include <memory>
 #include <exception>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,7 +26,8 @@ namespace {
 // so that the reference and the distorted file are read at the same time.
 class SideReader {
  public:
-  explicit SideReader(FrameSource& source) : source_(source), thread_([this] { loop(); }) {}
+  SideReader(FrameSource& source, int planes)
+      : source_(source), planes_(planes), thread_([this] { loop(); }) {}
   ~SideReader() {
     {
       std::lock_guard lock(mutex_);
@@ -64,7 +70,7 @@ class SideReader {
       bool got = false;
       std::exception_ptr error;
       try {
-        got = source_.read(*picture);
+        got = source_.read_planes(*picture, planes_);
       } catch (...) {
         error = std::current_exception();
       }
@@ -77,6 +83,7 @@ class SideReader {
   }
 
   FrameSource& source_;
+  int planes_;
   std::mutex mutex_;
   std::condition_variable cv_;
   Picture* target_ = nullptr;
@@ -107,28 +114,216 @@ void check_pairable(const FrameSource& reference, const FrameSource& distorted) 
                             to_string(b.chroma)));
 }
 
+namespace {
+
+void warn_shorter(const JobConfig& config, const FrameSource& ended, unsigned ended_frames,
+                  const FrameSource& other, unsigned scored) {
+  if (config.on_warning)
+    config.on_warning(fmt::format("{} ended after {} frames, before {}; scored the first {} frames",
+                                  ended.path(), ended_frames, other.path(), scored));
+}
+
+// Seconds spent by the calling thread, per kind (JobTimes).
+struct CallerTimes {
+  double read = 0, wait_for_slots = 0, wait_for_reads = 0;
+  // Runs `f` and adds its duration to `total`.
+  template <typename F>
+  static auto timed(double& total, F&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    struct Add {
+      double& total;
+      std::chrono::steady_clock::time_point start;
+      ~Add() {
+        total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+    } add{total, start};
+    return f();
+  }
+  JobResult into(JobResult result) const {
+    result.times.read = read;
+    result.times.wait_for_slots = wait_for_slots;
+    result.times.wait_for_reads = wait_for_reads;
+    return result;
+  }
+};
+
+// What one parallel read of a frame pair found.
+struct PairRead {
+  FrameSource::FrameAt ref = FrameSource::FrameAt::kEnd;
+  FrameSource::FrameAt dist = FrameSource::FrameAt::kEnd;
+};
+
+// Reads frame pairs with several threads at once (both sources random
+// access) and hands them to the job in frame order. Returns the frames
+// submitted; stops at the end of either source, at frame_cnt, or at the
+// first irregular frame (then `*irregular` is true and the caller reads on
+// in order from the returned frame).
+unsigned read_parallel(FrameSource& reference, FrameSource& distorted, const JobConfig& config,
+                       Job& job, unsigned readers, bool* irregular, bool* ended,
+                       CallerTimes& times) {
+  const int planes = job.planes_needed();
+  // Frames acquired but not yet submitted hold job slots: keep at least one
+  // slot for the workers, or acquire() would wait for ever.
+  const unsigned window = std::max(1u, std::min(2 * readers, job.frames_in_flight() - 1));
+  struct Pending {
+    unsigned index;
+    JobFrame frame;
+    PairRead result;
+    std::exception_ptr error;
+    bool done = false;
+  };
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<Pending*> queue;  // to read, in order
+  std::deque<std::unique_ptr<Pending>> pending;  // issued, in order
+  bool stopping = false;
+  std::vector<std::thread> threads;
+  for (unsigned r = 0; r < readers; ++r)
+    threads.emplace_back([&] {
+      std::unique_lock lock(mutex);
+      for (;;) {
+        cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (queue.empty()) return;
+        Pending* p = queue.front();
+        queue.pop_front();
+        lock.unlock();
+        try {
+          p->result.ref =
+              reference.read_at(config.frame_skip_ref + p->index, p->frame.reference(), planes);
+          if (p->result.ref == FrameSource::FrameAt::kRead)
+            p->result.dist = distorted.read_at(config.frame_skip_dist + p->index,
+                                               p->frame.distorted(), planes);
+        } catch (...) {
+          p->error = std::current_exception();
+        }
+        lock.lock();
+        p->done = true;
+        cv.notify_all();
+      }
+    });
+  const auto stop = [&] {
+    {
+      std::lock_guard lock(mutex);
+      stopping = true;
+      queue.clear();
+    }
+    cv.notify_all();
+    for (auto& t : threads) t.join();
+  };
+
+  unsigned issued = 0, submitted = 0;
+  bool finished = false;
+  try {
+    while (!finished) {
+      while (!finished && pending.size() < window &&
+             !(config.frame_cnt && issued >= config.frame_cnt)) {
+        auto p = std::make_unique<Pending>();
+        p->index = issued++;
+        p->frame = CallerTimes::timed(times.wait_for_slots, [&] { return job.acquire(); });
+        {
+          std::lock_guard lock(mutex);
+          queue.push_back(p.get());
+        }
+        cv.notify_one();
+        pending.push_back(std::move(p));
+      }
+      if (pending.empty()) break;
+      Pending& front = *pending.front();
+      CallerTimes::timed(times.wait_for_reads, [&] {
+        std::unique_lock lock(mutex);
+        cv.wait(lock, [&] { return front.done; });
+      });
+      if (front.error) std::rethrow_exception(front.error);
+      const PairRead r = front.result;
+      using F = FrameSource::FrameAt;
+      if (r.ref == F::kIrregular || r.dist == F::kIrregular) {
+        *irregular = true;
+        finished = true;
+      } else if (r.ref == F::kEnd || r.dist == F::kEnd) {
+        if (r.ref != r.dist) {
+          // One source ended; the other may have more frames.
+          if (r.ref == F::kEnd)
+            warn_shorter(config, reference, config.frame_skip_ref + front.index, distorted,
+                         front.index);
+          else
+            warn_shorter(config, distorted, config.frame_skip_dist + front.index, reference,
+                         front.index);
+        }
+        *ended = true;
+        finished = true;
+      } else {
+        job.submit(std::move(front.frame));
+        ++submitted;
+        if (config.on_progress) config.on_progress(submitted);
+        pending.pop_front();
+      }
+    }
+  } catch (...) {
+    stop();
+    throw;
+  }
+  stop();  // the remaining reads are dropped; their slots go back to the job
+  return submitted;
+}
+
+}  // namespace
+
 JobResult run_job(FrameSource& reference, FrameSource& distorted, const JobConfig& config) {
   check_pairable(reference, distorted);
   Job job(config);
   job.start(reference.format());  // refusals before any frame is read
+  const int planes = job.planes_needed();
 
-  if (config.frame_skip_ref && !reference.skip(config.frame_skip_ref))
-    throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_ref)",
-                            reference.path(), config.frame_skip_ref));
-  if (config.frame_skip_dist && !distorted.skip(config.frame_skip_dist))
-    throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_dist)",
-                            distorted.path(), config.frame_skip_dist));
+  unsigned index = 0;
+  CallerTimes times;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  // Default readers: a GPU job leaves the cores to reading; a CPU job keeps
+  // them for the workers (at most 4 readers, one per 4 cores).
+  const bool gpu = config.backend != JobConfig::Backend::kCpu;
+  const unsigned readers = config.readers ? config.readers
+                           : gpu          ? std::min(8u, std::max(1u, cores / 2))
+                                          : std::min(4u, std::max(1u, cores / 4));
+  if (readers > 1 && reference.random_access() && distorted.random_access()) {
+    // Skipped frames are not read; a skip past the end says so as below.
+    Picture probe;
+    const auto check_skip = [&](FrameSource& s, unsigned skip, const char* option) {
+      if (skip && s.read_at(skip - 1, probe, 1) == FrameSource::FrameAt::kEnd)
+        throw Error(fmt::format("{}: has fewer than {} frames to skip ({})", s.path(), skip,
+                                option));
+    };
+    check_skip(reference, config.frame_skip_ref, "--frame_skip_ref");
+    check_skip(distorted, config.frame_skip_dist, "--frame_skip_dist");
+    bool irregular = false, ended = false;
+    index = read_parallel(reference, distorted, config, job, readers, &irregular, &ended, times);
+    if (!irregular) {
+      if (index == 0)
+        throw Error(fmt::format("no frames to score: {} or {} holds no frame after skipping",
+                                reference.path(), distorted.path()));
+      return times.into(job.finish());
+    }
+    // A FRAME line of another length: on in order from that frame.
+    reference.seek(config.frame_skip_ref + index);
+    distorted.seek(config.frame_skip_dist + index);
+  } else {
+    if (config.frame_skip_ref && !reference.skip(config.frame_skip_ref))
+      throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_ref)",
+                              reference.path(), config.frame_skip_ref));
+    if (config.frame_skip_dist && !distorted.skip(config.frame_skip_dist))
+      throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_dist)",
+                              distorted.path(), config.frame_skip_dist));
+  }
 
   std::optional<SideReader> side;
-  if (config.threads > 0) side.emplace(distorted);
-  for (unsigned index = 0;; ++index) {
+  if (config.threads > 0) side.emplace(distorted, planes);
+  for (;; ++index) {
     if (config.frame_cnt && index >= config.frame_cnt) break;
-    JobFrame frame = job.acquire();
+    JobFrame frame = CallerTimes::timed(times.wait_for_slots, [&] { return job.acquire(); });
     bool got_ref = false, got_dist = false;
     if (side) {
       side->start(&frame.distorted());
       try {
-        got_ref = reference.read(frame.reference());
+        got_ref = CallerTimes::timed(
+            times.read, [&] { return reference.read_planes(frame.reference(), planes); });
       } catch (...) {
         try {
           side->wait();
@@ -136,18 +331,17 @@ JobResult run_job(FrameSource& reference, FrameSource& distorted, const JobConfi
         }
         throw;
       }
-      got_dist = side->wait();
+      got_dist = CallerTimes::timed(times.wait_for_reads, [&] { return side->wait(); });
     } else {
-      got_ref = reference.read(frame.reference());
-      got_dist = distorted.read(frame.distorted());
+      CallerTimes::timed(times.read, [&] {
+        got_ref = reference.read_planes(frame.reference(), planes);
+        got_dist = distorted.read_planes(frame.distorted(), planes);
+      });
     }
     if (!got_ref || !got_dist) {
-      if (got_ref != got_dist && config.on_warning) {
+      if (got_ref != got_dist) {
         const FrameSource& ended = got_ref ? distorted : reference;
-        const FrameSource& other = got_ref ? reference : distorted;
-        config.on_warning(fmt::format(
-            "{} ended after {} frames, before {}; scored the first {} frames", ended.path(),
-            ended.frames_read(), other.path(), index));
+        warn_shorter(config, ended, ended.frames_read(), got_ref ? reference : distorted, index);
       }
       break;
     }
@@ -157,7 +351,7 @@ JobResult run_job(FrameSource& reference, FrameSource& distorted, const JobConfi
   if (job.frames_submitted() == 0)
     throw Error(fmt::format("no frames to score: {} or {} holds no frame after skipping",
                             reference.path(), distorted.path()));
-  return job.finish();
+  return times.into(job.finish());
 }
 
 }  // namespace vqe

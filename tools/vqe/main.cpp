@@ -220,6 +220,15 @@ int main(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
+    if (verbose) {
+      const vqe::JobTimes& t = result.times;
+      std::cerr << fmt::format(
+          "time: {:.3f} s wall for {} frames; calling thread: reading {:.3f} s, waiting for "
+          "free frames {:.3f} s, waiting for readers {:.3f} s, in submit {:.3f} s; ordered "
+          "(serial) parts {:.3f} s; prediction {:.3f} s\n",
+          seconds, result.frames, t.read, t.wait_for_slots, t.wait_for_reads, t.submit,
+          t.ordered, t.prediction);
+    }
     out_info.subsample = subsample;
     out_info.width = result.format.width;
     out_info.height = result.format.height;

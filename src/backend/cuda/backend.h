@@ -71,6 +71,13 @@ class GpuJob {
   /// The largest lag() of the added extractors (see CudaExtractor::lag).
   virtual unsigned lag() const = 0;
 
+  /// True if some extractor reads the chroma planes (after init()).
+  virtual bool needs_chroma() const = 0;
+
+  /// Waits until the upload of frame `index` has read its host pictures, so
+  /// that page-locked pictures (register_host) may be refilled.
+  virtual void wait_uploaded(unsigned index) = 0;
+
   /// Page-locks `picture`'s memory (cudaHostRegister) so that submit()
   /// uploads straight from it, without the copy into pinned staging: the
   /// "frames in host RAM" path at PCIe speed. The picture must stay alive

@@ -262,6 +262,8 @@ void Context::end_frame(int slot) {
 
 void Context::wait_slot(int slot) { VQE_CUDA_CHECK(cudaEventSynchronize(done_[slot])); }
 
+void Context::wait_upload(int slot) { VQE_CUDA_CHECK(cudaEventSynchronize(uploaded_[slot])); }
+
 // --- GpuJob ----------------------------------------------------------------
 
 namespace {
@@ -298,6 +300,7 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
       e->init(format, ctx_);
       chroma = chroma || e->needs_chroma();
     }
+    chroma_ = chroma;
     ctx_.init(format, chroma);
     for (Pending& p : pending_)
       p = Pending{false, 0, std::vector<char>(extractors_.size(), 0), false};
@@ -332,6 +335,16 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
   }
 
   unsigned collected_frames() const override { return collected_; }
+
+  bool needs_chroma() const override { return chroma_; }
+
+  void wait_uploaded(unsigned index) override {
+    // A frame leaves the ring only after its slot's work (which waits for
+    // its upload) is done: only the last kSlots frames may still upload.
+    if (static_cast<long long>(index) + Context::kSlots < submitted_) return;
+    VQE_CUDA_CHECK(cudaSetDevice(ctx_.device()));
+    ctx_.wait_upload(static_cast<int>(index % Context::kSlots));
+  }
 
   unsigned lag() const override {
     unsigned lag = 0;
@@ -437,6 +450,7 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
   std::array<Pending, Context::kSlots> pending_{};
   long long submitted_ = 0;
   unsigned collected_ = 0;
+  bool chroma_ = false;
   std::vector<DeviceFrame> preloaded_;
   std::vector<std::string> timer_names_;
   bool timing_ = false;

@@ -163,6 +163,8 @@ class Context {
   void end_frame(int slot);
   /// Blocks until everything enqueued for `slot` has completed.
   void wait_slot(int slot);
+  /// Blocks until the upload into ring slot `slot` has completed.
+  void wait_upload(int slot);
 
  private:
   bool is_registered(const Plane& plane) const;

@@ -84,6 +84,8 @@ class FloatMotion final : public FeatureExtractor {
   bool temporal() const override { return true; }
   unsigned lag() const override { return scorer_.lag(); }
 
+  bool needs_chroma() const override { return scorer_.add_uv(); }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatMotion>(opts_);
   }

@@ -49,6 +49,8 @@ class FloatPsnr final : public FeatureExtractor {
     scorer_.emit(index, noise, out);
   }
 
+  bool needs_chroma() const override { return false; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatPsnr>(opts_);
   }
