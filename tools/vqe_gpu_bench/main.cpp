@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/cuda/backend.h"
+#include "bench_frames/bench_frames.h"
 #include "io/video_reader.h"
 #include "vqe/error.h"
 #include "core/extractor.h"
@@ -46,74 +47,6 @@ struct Args {
   unsigned frames_1080p = 240, frames_2160p = 120;
 };
 
-vqe::Picture read_first_frame(const std::string& path) {
-  auto reader = vqe::open_video(path, nullptr);
-  vqe::Picture pic(reader->format());
-  if (!reader->read(pic)) throw vqe::Error(path + ": no frame");
-  return pic;
-}
-
-template <typename T>
-T sample_at(const vqe::Plane& p, int x, int y) {
-  x = std::clamp(x, 0, p.width - 1);
-  y = std::clamp(y, 0, p.height - 1);
-  return p.row<T>(y)[x];
-}
-
-// `src` shifted left/up by (dx, dy) >= 0 samples of luma (chroma by half),
-// the right and bottom edges replicated.
-template <typename T>
-void pan_plane(const vqe::Plane& in, vqe::Plane& o, int sx, int sy) {
-  const int w = o.width, keep = std::max(0, w - sx);
-  for (int y = 0; y < o.height; ++y) {
-    const T* src = in.row<T>(std::min(y + sy, in.height - 1));
-    T* dst = o.row<T>(y);
-    std::memcpy(dst, src + std::min(sx, w - 1), sizeof(T) * keep);
-    std::fill(dst + keep, dst + w, src[w - 1]);
-  }
-}
-
-vqe::Picture panned(const vqe::Picture& src, int dx, int dy) {
-  vqe::Picture out(src.format());
-  for (int p = 0; p < src.num_planes(); ++p) {
-    const int sx = p ? dx / 2 : dx, sy = p ? dy / 2 : dy;
-    if (src.bit_depth() > 8)
-      pan_plane<std::uint16_t>(src.plane(p), out.plane(p), sx, sy);
-    else
-      pan_plane<std::uint8_t>(src.plane(p), out.plane(p), sx, sy);
-  }
-  return out;
-}
-
-// 8-bit `src` upscaled 2x (bilinear, sample centres aligned) into 10 bits.
-vqe::Picture upscale_to_10bit(const vqe::Picture& src) {
-  vqe::VideoFormat f = src.format();
-  f.width *= 2;
-  f.height *= 2;
-  f.bit_depth = 10;
-  vqe::Picture out(f);
-  for (int p = 0; p < out.num_planes(); ++p) {
-    const vqe::Plane& in = src.plane(p);
-    vqe::Plane& o = out.plane(p);
-    for (int y = 0; y < o.height; ++y) {
-      // Source position (y + 0.5) / 2 - 0.5 in quarter samples: (2y - 1) / 4.
-      const int qy = 2 * y - 1;
-      const int y0 = qy >= 0 ? qy / 4 : -1, wy = qy - 4 * y0;  // weight of y0 + 1, in quarters
-      for (int x = 0; x < o.width; ++x) {
-        const int qx = 2 * x - 1;
-        const int x0 = qx >= 0 ? qx / 4 : -1, wx = qx - 4 * x0;
-        const int a = sample_at<std::uint8_t>(in, x0, y0), b = sample_at<std::uint8_t>(in, x0 + 1, y0);
-        const int c = sample_at<std::uint8_t>(in, x0, y0 + 1),
-                  d = sample_at<std::uint8_t>(in, x0 + 1, y0 + 1);
-        const int top = a * (4 - wx) + b * wx, bottom = c * (4 - wx) + d * wx;
-        const int v16 = top * (4 - wy) + bottom * wy;  // 8-bit value x 16
-        o.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(std::min(1023, (v16 + 2) / 4));
-      }
-    }
-  }
-  return out;
-}
-
 struct FrameSet {
   std::string name;
   std::vector<vqe::Picture> ref, dist;
@@ -126,18 +59,8 @@ struct FrameSet {
 
 FrameSet make_set(const std::string& name, const vqe::Picture& ref, const vqe::Picture& dist,
                   unsigned count) {
-  FrameSet set{name, std::vector<vqe::Picture>(count), std::vector<vqe::Picture>(count)};
-  const unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < workers; ++t)
-    pool.emplace_back([&, t] {
-      for (unsigned k = t; k < count; k += workers) {
-        const int dx = static_cast<int>(k % 48) * 2, dy = static_cast<int>(k % 32);
-        set.ref[k] = panned(ref, dx, dy);
-        set.dist[k] = panned(dist, dx, dy);
-      }
-    });
-  for (auto& th : pool) th.join();
+  FrameSet set{name, {}, {}};
+  vqe::bench::make_pan_frames(ref, dist, count, &set.ref, &set.dist);
   return set;
 }
 
@@ -270,14 +193,14 @@ double peak_rss_mib() {
 }
 
 int main_impl(const Args& args) {
-  const vqe::Picture ref8 = read_first_frame(args.reference);
-  const vqe::Picture dist8 = read_first_frame(args.distorted);
+  const vqe::Picture ref8 = vqe::bench::read_first_frame(args.reference);
+  const vqe::Picture dist8 = vqe::bench::read_first_frame(args.distorted);
   if (ref8.bit_depth() != 8 || ref8.width() != 1920 || ref8.height() != 1080)
     throw vqe::Error("vqe_gpu_bench: the inputs must be 1920x1080 8-bit");
   const auto t0 = Clock::now();
   std::vector<FrameSet> sets;
   sets.push_back(make_set("1080p 8-bit", ref8, dist8, args.frames_1080p));
-  sets.push_back(make_set("2160p 10-bit", upscale_to_10bit(ref8), upscale_to_10bit(dist8),
+  sets.push_back(make_set("2160p 10-bit", vqe::bench::upscale_to_10bit(ref8), vqe::bench::upscale_to_10bit(dist8),
                           args.frames_2160p));
   std::cerr << fmt::format("vqe_gpu_bench: made the frame sets in {:.1f} s\n",
                            std::chrono::duration<double>(Clock::now() - t0).count());
