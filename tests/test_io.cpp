@@ -316,6 +316,19 @@ TEST(ParallelReading, EqualsSequentialReadingWithSkipsIrregularFramesAndLengths)
       EXPECT_NE(warnings.front().find("par_dist.y4m ended after 12 frames"), std::string::npos)
           << warnings.front();
     }
+  // The reference ending first is said the same way by every reader count.
+  const auto short_ref = write_temp("par_short_ref.y4m", moving_y4m(header, f, 5, 1));
+  for (const unsigned readers : {1u, 3u}) {
+    JobConfig cfg;
+    cfg.features.push_back({"psnr", {}});
+    cfg.threads = 2;
+    cfg.readers = readers;
+    std::string warning;
+    cfg.on_warning = [&](const std::string& w) { warning = w; };
+    EXPECT_EQ(run_pair(short_ref, dist_path, cfg).frames, 5u);
+    EXPECT_NE(warning.find("par_short_ref.y4m ended after 5 frames"), std::string::npos)
+        << "readers " << readers << ": " << warning;
+  }
 }
 
 TEST(ParallelReading, LumaOnlyReadingStillRefusesATruncatedFrame) {

@@ -95,6 +95,8 @@ struct JobConfig {
 /// Where a job's time went, in seconds of thread time (not wall time), to
 /// show which part of a job is serial (`vqe --verbose` prints it).
 struct JobTimes {
+  /// Setting up in start(): extractors, frame slots, the GPU's memory.
+  double start = 0;
   /// Ordered parts of temporal extractors (frames one after another: the
   /// serial stage of the computation).
   double ordered = 0;

@@ -81,10 +81,14 @@ Picture::Picture(const VideoFormat& format) : format_(format) {
     offsets[p] = total;
     total += static_cast<std::size_t>(plane.stride) * plane.height;
   }
-  auto* mem = static_cast<std::uint8_t*>(std::aligned_alloc(kAlign, total));
-  if (!mem) throw Error("out of memory allocating a picture");
-  std::memset(mem, 0, total);
-  storage_.reset(mem);
+  // calloc: zeroed memory, and for large pictures pages that the system
+  // zeroes on first touch (no up-front memset of frames that may never be
+  // used, and the first touch happens on the thread that fills the picture).
+  auto* raw = static_cast<std::uint8_t*>(std::calloc(total + kAlign, 1));
+  if (!raw) throw Error("out of memory allocating a picture");
+  storage_.reset(raw);
+  const auto misalign = reinterpret_cast<std::uintptr_t>(raw) % kAlign;
+  std::uint8_t* mem = raw + (misalign ? kAlign - misalign : 0);
   for (int p = 0; p < format.num_planes(); ++p) planes_[p].data = mem + offsets[p];
 }
 

@@ -102,7 +102,7 @@ class JobState {
   };
 
   void build_requests();
-  void worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own);
+  void worker_loop();
   /// The frame's parallel task: the non-temporal extractors and the
   /// pairwise parts, on the given instances (a worker's own clones).
   void run_parallel(std::vector<FeatureExtractor*>& extractors,
@@ -177,7 +177,7 @@ class JobState {
   std::exception_ptr error_;
 
   // JobTimes, in nanoseconds.
-  std::atomic<std::int64_t> ordered_ns_{0}, prediction_ns_{0}, submit_ns_{0};
+  std::atomic<std::int64_t> ordered_ns_{0}, prediction_ns_{0}, submit_ns_{0}, start_ns_{0};
 };
 
 namespace {
@@ -286,6 +286,7 @@ void JobState::start(const VideoFormat& format) {
     return;
   }
   validate_format(format, "job");
+  const auto start_time = std::chrono::steady_clock::now();
   gpu_ = make_gpu_job_for(config_, subsample_);
 
   // Each distinct extractor once, in request order: on the GPU when the job
@@ -357,12 +358,13 @@ void JobState::start(const VideoFormat& format) {
     s.reference = Picture(format);
     s.distorted = Picture(format);
     s.pair_values.resize(pairwise_.size());
-    if (gpu_) {
-      // Page-locked: the GPU uploads straight from the slot (no staging copy).
-      gpu_->register_host(s.reference);
-      gpu_->register_host(s.distorted);
-    }
     free_.push_back(&s);
+  }
+  if (gpu_) {
+    // Page-locked: the GPU uploads straight from the slots (no staging copy).
+    std::vector<const Picture*> pictures;
+    for (const FrameSlot& s : slots_) pictures.insert(pictures.end(), {&s.reference, &s.distorted});
+    gpu_->register_host(pictures);
   }
   format_ = format;
   started_ = true;
@@ -370,19 +372,9 @@ void JobState::start(const VideoFormat& format) {
   if (threads > 0) {
     scheduler_ = std::make_unique<WorkScheduler>(threads);
     for (FeatureExtractor* e : temporal_) e->set_tile_runner(scheduler_.get());
-    for (unsigned t = 0; t < threads; ++t) {
-      // Each worker's own instances: the non-temporal extractors, then the
-      // pairwise ones (for their extract_pair).
-      std::vector<std::unique_ptr<FeatureExtractor>> own;
-      for (const auto* list : {&parallel_, &pairwise_})
-        for (FeatureExtractor* p : *list) {
-          own.push_back(p->clone());
-          own.back()->init(format);
-          own.back()->set_tile_runner(scheduler_.get());
-        }
-      threads_.emplace_back([this, own = std::move(own)]() mutable { worker_loop(own); });
-    }
+    for (unsigned t = 0; t < threads; ++t) threads_.emplace_back([this] { worker_loop(); });
   }
+  start_ns_ = nanoseconds_since(start_time);
 }
 
 void JobState::check_open(const char* call) const {
@@ -478,7 +470,7 @@ void JobState::submit_slot(FrameSlot* slot) {
 void JobState::parallel_task(std::vector<FeatureExtractor*>& extractors,
                              std::vector<FeatureExtractor*>& pairwise, FrameSlot* slot) {
   run_parallel(extractors, pairwise, *slot);
-  if (!pairwise.empty()) {
+  if (!pairwise_.empty()) {  // the job's list: `pairwise` is empty if a clone failed
     for (FrameSlot*& e : slot->earlier)
       if (e) {
         release(e);
@@ -489,16 +481,34 @@ void JobState::parallel_task(std::vector<FeatureExtractor*>& extractors,
   part_done(slot);
 }
 
-void JobState::worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own) {
+void JobState::worker_loop() {
+  // The worker's own instances of the non-temporal and the pairwise
+  // extractors, built when it takes its first frame: on the worker (workers
+  // build theirs at the same time, not one after another in start()), and
+  // only by workers that get a frame. The main instances' init() already
+  // passed, so a clone's cannot refuse.
+  std::vector<std::unique_ptr<FeatureExtractor>> own;
   std::vector<FeatureExtractor*> mine, mine_pairwise;
-  for (std::size_t i = 0; i < own.size(); ++i)
-    (i < parallel_.size() ? mine : mine_pairwise).push_back(own[i].get());
   while (void* item = scheduler_->next_item()) {
     if (item == &temporal_token_) {
       temporal_chain();
       continue;
     }
-    parallel_task(mine, mine_pairwise, static_cast<FrameSlot*>(item));
+    auto* slot = static_cast<FrameSlot*>(item);
+    if (own.empty() && !(parallel_.empty() && pairwise_.empty())) {
+      try {
+        for (const auto* list : {&parallel_, &pairwise_})
+          for (FeatureExtractor* p : *list) {
+            own.push_back(p->clone());
+            own.back()->init(format_);
+            own.back()->set_tile_runner(scheduler_.get());
+            (list == &parallel_ ? mine : mine_pairwise).push_back(own.back().get());
+          }
+      } catch (...) {
+        record_error();  // out of memory: the frame (and the job) fails
+      }
+    }
+    parallel_task(mine, mine_pairwise, slot);
   }
 }
 
@@ -707,6 +717,7 @@ JobResult JobState::finish() {
   result.frames = submitted_;
   result.features = std::move(out_);
   result.gpu_extractors = gpu_extractors_;
+  result.times.start = start_ns_.load() * 1e-9;
   result.times.ordered = ordered_ns_.load() * 1e-9;
   result.times.prediction = prediction_ns_.load() * 1e-9;
   result.times.submit = submit_ns_.load() * 1e-9;

@@ -174,8 +174,12 @@ unsigned read_parallel(FrameSource& reference, FrameSource& distorted, const Job
   };
   std::mutex mutex;
   std::condition_variable cv;
-  std::deque<Pending*> queue;  // to read, in order
-  std::deque<std::unique_ptr<Pending>> pending;  // issued, in order
+  std::deque<Pending*> queue;    // to read, in order
+  std::deque<Pending*> pending;  // issued, in order
+  // The window's records, reused (no allocation per frame).
+  std::vector<Pending> records(window);
+  std::vector<Pending*> unused;
+  for (Pending& r : records) unused.push_back(&r);
   bool stopping = false;
   std::vector<std::thread> threads;
   for (unsigned r = 0; r < readers; ++r)
@@ -190,7 +194,9 @@ unsigned read_parallel(FrameSource& reference, FrameSource& distorted, const Job
         try {
           p->result.ref =
               reference.read_at(config.frame_skip_ref + p->index, p->frame.reference(), planes);
-          if (p->result.ref == FrameSource::FrameAt::kRead)
+          // The distorted frame also when the reference ended: a warning
+          // says which file ended first, as when reading in order.
+          if (p->result.ref != FrameSource::FrameAt::kIrregular)
             p->result.dist = distorted.read_at(config.frame_skip_dist + p->index,
                                                p->frame.distorted(), planes);
         } catch (...) {
@@ -217,15 +223,19 @@ unsigned read_parallel(FrameSource& reference, FrameSource& distorted, const Job
     while (!finished) {
       while (!finished && pending.size() < window &&
              !(config.frame_cnt && issued >= config.frame_cnt)) {
-        auto p = std::make_unique<Pending>();
+        Pending* p = unused.back();
+        unused.pop_back();
         p->index = issued++;
+        p->result = PairRead{};
+        p->error = nullptr;
+        p->done = false;
         p->frame = CallerTimes::timed(times.wait_for_slots, [&] { return job.acquire(); });
         {
           std::lock_guard lock(mutex);
-          queue.push_back(p.get());
+          queue.push_back(p);
         }
         cv.notify_one();
-        pending.push_back(std::move(p));
+        pending.push_back(p);
       }
       if (pending.empty()) break;
       Pending& front = *pending.front();
@@ -255,6 +265,7 @@ unsigned read_parallel(FrameSource& reference, FrameSource& distorted, const Job
         job.submit(std::move(front.frame));
         ++submitted;
         if (config.on_progress) config.on_progress(submitted);
+        unused.push_back(pending.front());
         pending.pop_front();
       }
     }

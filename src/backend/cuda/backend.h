@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,7 +84,11 @@ class GpuJob {
   /// "frames in host RAM" path at PCIe speed. The picture must stay alive
   /// and must not change until finish() or unregister_host(). Call after
   /// init(); registering costs milliseconds (outside any timed region).
-  virtual void register_host(const Picture& picture) = 0;
+  virtual void register_host(std::span<const Picture* const> pictures) = 0;
+  void register_host(const Picture& picture) {
+    const Picture* one = &picture;
+    register_host(std::span<const Picture* const>(&one, 1));
+  }
   virtual void unregister_host(const Picture& picture) = 0;
 
   /// Device bytes allocated by this job (pool chunks: frame ring, preloaded

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "backend/cuda/backend.h"
 #include "backend/cuda/cuda_extractor.cuh"
@@ -229,14 +231,36 @@ DeviceFrame Context::make_resident(const Picture& ref, const Picture& dist) {
   return f;
 }
 
-void Context::register_host(const Picture& picture) {
-  for (int p = 0; p < picture.num_planes(); ++p) {
-    const Plane& pl = picture.plane(p);
-    if (is_registered(pl)) continue;
-    const std::size_t bytes = static_cast<std::size_t>(pl.stride) * pl.height;
-    VQE_CUDA_CHECK(cudaHostRegister(pl.data, bytes, cudaHostRegisterDefault));
-    registered_.emplace_back(pl.data, pl.data + bytes);
-  }
+void Context::register_host(std::span<const Picture* const> pictures) {
+  // Only the planes that upload() copies (luma only unless an extractor
+  // reads chroma): pinning costs time and locked memory. Pinning touches
+  // every page, so several threads pin at once.
+  struct Range {
+    std::uint8_t* data;
+    std::size_t bytes;
+  };
+  std::vector<Range> todo;
+  for (const Picture* picture : pictures)
+    for (int p = 0; p < std::min(planes_, picture->num_planes()); ++p) {
+      const Plane& pl = picture->plane(p);
+      if (is_registered(pl)) continue;
+      todo.push_back({pl.data, static_cast<std::size_t>(pl.stride) * pl.height});
+    }
+  std::vector<cudaError_t> errors(todo.size(), cudaSuccess);
+  const unsigned workers = static_cast<unsigned>(
+      std::min<std::size_t>(todo.size(), std::max(1u, std::min(8u, std::thread::hardware_concurrency()))));
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < workers; ++t)
+    pool.emplace_back([&, t] {
+      cudaSetDevice(device_);
+      for (std::size_t i = t; i < todo.size(); i += workers)
+        errors[i] = cudaHostRegister(todo[i].data, todo[i].bytes, cudaHostRegisterDefault);
+    });
+  for (auto& th : pool) th.join();
+  for (std::size_t i = 0; i < todo.size(); ++i)
+    if (errors[i] == cudaSuccess) registered_.emplace_back(todo[i].data, todo[i].data + todo[i].bytes);
+  for (std::size_t i = 0; i < todo.size(); ++i)
+    VQE_CUDA_CHECK(errors[i]);
 }
 
 void Context::unregister_host(const Picture& picture) {
@@ -370,7 +394,9 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
     enqueue_all(frame, slot, index);
   }
 
-  void register_host(const Picture& picture) override { ctx_.register_host(picture); }
+  void register_host(std::span<const Picture* const> pictures) override {
+    ctx_.register_host(pictures);
+  }
   void unregister_host(const Picture& picture) override { ctx_.unregister_host(picture); }
 
   void enable_kernel_timing(bool enabled) override {
