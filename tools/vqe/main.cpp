@@ -224,9 +224,9 @@ int main(int argc, char** argv) {
       const vqe::JobTimes& t = result.times;
       std::cerr << fmt::format(
           "time: {:.3f} s wall for {} frames; start {:.3f} s; calling thread: reading {:.3f} s, waiting for "
-          "free frames {:.3f} s, waiting for readers {:.3f} s, in submit {:.3f} s; ordered "
+          "free frames {:.3f} s (computing {:.3f} s of it), waiting for readers {:.3f} s, in submit {:.3f} s; ordered "
           "(serial) parts {:.3f} s; prediction {:.3f} s\n",
-          seconds, result.frames, t.start, t.read, t.wait_for_slots, t.wait_for_reads, t.submit,
+          seconds, result.frames, t.start, t.read, t.wait_for_slots, t.help, t.wait_for_reads, t.submit,
           t.ordered, t.prediction);
     }
     out_info.subsample = subsample;
