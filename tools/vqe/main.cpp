@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> features, models;
   bool xml = false, json = false, csv = false, sub = false, quiet = false, no_prediction = false,
        verbose = false, list_features = false;
-  std::string cpumask, cpu_level;
+  std::string cpumask, cpu_level, html;
 
   app.add_option("-r,--reference", reference, "Reference video (.y4m, or raw .yuv with -w -h -p -b)");
   app.add_option("-d,--distorted", distorted, "Distorted video (.y4m, or raw .yuv with -w -h -p -b)");
@@ -104,6 +105,9 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "Write JSON");
   app.add_flag("--csv", csv, "Write CSV");
   app.add_flag("--sub", sub, "Write a subtitle (.sub) file");
+  app.add_option("--html", html,
+                 "Also write a report to look at: one self-contained HTML page with a per-frame "
+                 "chart, pooled values with percentiles, the worst frames and the settings");
   app.add_option("--threads", threads, "Worker threads (0 = compute on the main thread)")
       ->check(CLI::Range(0u, 1024u));
   app.add_option("--feature", features,
@@ -153,6 +157,11 @@ int main(int argc, char** argv) {
                       : sub ? vqe::OutputFormat::kSub
                             : vqe::OutputFormat::kXml;
     if (!precision_text.empty()) out_info.precision = vqe::parse_precision(precision_text);
+    if (!html.empty() && !vqe::html_report_available())
+      throw vqe::Error("--html: this build has no HTML report (build with Debian's libjs-chart.js)");
+    // The report's file is claimed before any work (as the output's is).
+    std::optional<vqe::OutputFile> html_file;
+    if (!html.empty()) html_file.emplace(html);
     const vqe::simd::Level level = select_cpu_level(cpu_level, cpumask);
     // --backend/--gpu: the pipeline checks the device and says what runs where.
     if (gpu != 0 && backend == "cpu")
@@ -234,6 +243,28 @@ int main(int argc, char** argv) {
     out_info.height = result.format.height;
     out_info.fps = seconds > 0 ? result.frames / seconds : 0;
     out_info.version = std::string("vqe ") + VQE_VERSION;
+    if (html_file) {
+      vqe::ReportInfo report;
+      report.title = fmt::format("{} against {}", distorted, reference);
+      report.subsample = subsample;
+      for (const vqe::Model& m : config.models)
+        if (!no_prediction) report.shown.push_back(m.name());
+      report.settings = {{"reference", reference},
+                         {"distorted", distorted},
+                         {"frames", std::to_string(result.frames)},
+                         {"size", fmt::format("{}x{} {}-bit {}", result.format.width,
+                                              result.format.height, result.format.bit_depth,
+                                              vqe::to_string(result.format.chroma))}};
+      for (const vqe::Model& m : config.models)
+        report.settings.emplace_back("model", fmt::format("{} ({})", m.name(), m.origin()));
+      for (const std::string& f : features) report.settings.emplace_back("feature", f);
+      report.settings.emplace_back("backend", backend);
+      report.settings.emplace_back("threads", std::to_string(threads));
+      if (subsample > 1) report.settings.emplace_back("subsample", std::to_string(subsample));
+      report.settings.emplace_back("version", out_info.version);
+      vqe::write_html_report(html_file->stream(), result.features, report);
+      html_file->commit();
+    }
     if (output.empty()) {
       // No output file: print each feature's pooled mean, as a quick look.
       for (const std::string& name : result.features.names())
