@@ -71,6 +71,11 @@ if [ "$declared" != "$exported" ] || [ "$(echo "$declared" | wc -l)" -lt 25 ]; t
   diff <(echo "$declared") <(echo "$exported") || true
   exit 1
 fi
+# The headers are strict C99, included as FFmpeg includes them.
+printf '#include <libvmaf.h>\n#include <libvmaf/version.h>\nint main(void) { return vmaf_version() == 0; }\n' >"$work/c99.c"
+cc -std=c99 -pedantic -Wall -Wextra -Werror "$work/c99.c" $(pkg-config --cflags --libs libvmaf) \
+  -o "$work/c99"
+LD_LIBRARY_PATH=$lib "$work/c99"
 
 # 2. FFmpeg with --enable-libvmaf, cached.
 flags=(--disable-everything --disable-autodetect --disable-doc --disable-debug
@@ -178,8 +183,8 @@ run two_models "$small_ref" "$small_dist" json max \
   --feature psnr --feature float_ssim --threads 2
 compare two_models json 20 "${vmaf_names[@]}" vmaf_4k psnr_y psnr_cb float_ssim
 run options "$big_ref" "$big_dist" json max \
-  'model=version=vmaf_v0.6.1neg\\:name=vmaf_neg\\:adm.adm_enhn_gain_limit=1.2:feature=name=psnr\\:enable_mse=true\\:enable_apsnr=true|name=float_ms_ssim:n_subsample=3:n_threads=1' \
-  -m version=vmaf_v0.6.1neg:name=vmaf_neg:adm.adm_enhn_gain_limit=1.2 \
+  'model=version=vmaf_v0.6.1neg\\:name=vmaf_neg\\:enable_transform=true\\:adm.adm_enhn_gain_limit=1.2:feature=name=psnr\\:enable_mse=true\\:enable_apsnr=true|name=float_ms_ssim:n_subsample=3:n_threads=1' \
+  -m version=vmaf_v0.6.1neg:name=vmaf_neg:enable_transform:adm.adm_enhn_gain_limit=1.2 \
   --feature psnr=enable_mse=true:enable_apsnr=true --feature float_ms_ssim --subsample 3 --threads 1
 compare options json 3 vmaf_neg integer_adm2_egl_1.2 mse_y float_ms_ssim
 run xml "$big_ref" "$big_dist" xml "" "feature=name=float_ssim" --feature float_ssim

@@ -302,12 +302,14 @@ TEST(LibvmafCompat, ScoresWhileReading) {
   vmaf_close(vmaf);
 }
 
-// Overloads by extractor name equal libvmaf's --model ...:adm.option=value.
+// Model flags and overloads by extractor name equal libvmaf's
+// --model ...:enable_transform:disable_clip:adm.option=value.
 TEST(LibvmafCompat, FeatureOverloadEqualsModelSpec) {
   const VideoFormat f{80, 64, 8, ChromaFormat::k444};
   const auto pairs = synthetic_pairs(f, 3);
   JobConfig config;
-  config.models.push_back(load_model_spec("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.2"));
+  config.models.push_back(load_model_spec(
+      "version=vmaf_v0.6.1:name=phone:enable_transform:disable_clip:adm.adm_enhn_gain_limit=1.2"));
   Job job(config);
   for (const auto& [r, d] : pairs) job.submit(view_of(r), view_of(d));
   const JobResult expected = job.finish();
@@ -315,7 +317,7 @@ TEST(LibvmafCompat, FeatureOverloadEqualsModelSpec) {
   VmafContext* vmaf = nullptr;
   ASSERT_EQ(vmaf_init(&vmaf, quiet_config()), 0);
   VmafModel* model = nullptr;
-  VmafModelConfig mc{};
+  VmafModelConfig mc{"phone", VMAF_MODEL_FLAG_ENABLE_TRANSFORM | VMAF_MODEL_FLAG_DISABLE_CLIP};
   ASSERT_EQ(vmaf_model_load(&model, &mc, "vmaf_v0.6.1"), 0);
   VmafFeatureDictionary* d = nullptr;
   ASSERT_EQ(vmaf_feature_dictionary_set(&d, "adm_enhn_gain_limit", "1.20"), 0);
@@ -330,6 +332,15 @@ TEST(LibvmafCompat, FeatureOverloadEqualsModelSpec) {
   }
   ASSERT_EQ(vmaf_read_pictures(vmaf, nullptr, nullptr, 0), 0);
   expect_equal_to_job(vmaf, expected, 1, 3 * 12);
+  // The flags matter: the transformed score differs from the plain model's.
+  JobConfig plain;
+  plain.models.push_back(load_model_spec("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.2"));
+  Job plain_job(plain);
+  for (const auto& [r, dd] : pairs) plain_job.submit(view_of(r), view_of(dd));
+  const JobResult plain_result = plain_job.finish();
+  double phone = 0;
+  ASSERT_EQ(vmaf_score_at_index(vmaf, model, &phone, 1), 0);
+  EXPECT_NE(phone, *plain_result.features.get("vmaf", 1));
   vmaf_model_destroy(model);
   vmaf_close(vmaf);
 }
