@@ -95,7 +95,6 @@ if [ ! -x "$ffbuild/ffmpeg" ]; then
   # Builds for other keys (older headers, flags or FFmpeg versions) go.
   find "$cache/build" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
   mkdir -p "$ffbuild.tmp"
-  mkdir -p "$ffbuild.tmp"
   start=$(date +%s)
   echo "check_ffmpeg_libvmaf: building FFmpeg from $ffsrc (cache $ffbuild)"
   if ! (cd "$ffbuild.tmp" && "$ffsrc/configure" "${flags[@]}" >configure.log 2>&1 &&
