@@ -279,6 +279,9 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
     extractors_.clear();
   }
 
+  const char* backend_name() const override { return "cuda"; }
+  bool implements(const ExtractorInfo& info) const override { return info.make_cuda != nullptr; }
+
   std::size_t add(const std::string& extractor, const OptionValues& options) override {
     const ExtractorInfo* info = find_extractor(extractor);
     if (!info) throw Error("unknown feature '" + extractor + "'");

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#pragma once
+/// @file Host side of the exact workgroup sums of glsl/vqe_reduce.glsl:
+/// per result slot, `sets` x `groups` workgroups each store `k` uint64 sums
+/// as lo/hi uint32 pairs; sum() rebuilds each uint64 and adds the groups in
+/// uint64 in group order. Vulkan builds only.
+
+#include <cstdint>
+
+#include "backend/vulkan/runtime.h"
+
+namespace vqe::vulkan {
+
+/// Workgroups used by a row-strided plane reduction over `height` rows
+/// (group g takes rows g, g + groups, ...): at most 512.
+inline std::uint32_t reduce_groups(int height) {
+  return static_cast<std::uint32_t>(height < 512 ? (height < 1 ? 1 : height) : 512);
+}
+
+/// Host-visible partials of one extractor, [result slot][set][group][k][2].
+struct GroupSums {
+  Buffer buffer;
+  std::uint32_t sets = 1, groups = 1, k = 1;
+
+  void create(Context& ctx, std::uint32_t sets_, std::uint32_t groups_, std::uint32_t k_) {
+    sets = sets_;
+    groups = groups_;
+    k = k_;
+    buffer = ctx.host_buffer(static_cast<std::size_t>(ctx.result_slots()) * words_per_slot() * 4);
+  }
+  std::uint32_t words_per_slot() const { return sets * groups * k * 2; }
+
+  /// Σ over the groups of value `value` of set `set` in result slot `slot`.
+  std::uint64_t sum(std::uint32_t slot, std::uint32_t set, std::uint32_t value) const {
+    const std::uint32_t* p = buffer.host<const std::uint32_t>() +
+                             static_cast<std::size_t>(slot) * words_per_slot() +
+                             static_cast<std::size_t>(set) * groups * k * 2;
+    std::uint64_t total = 0;
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      const std::uint32_t* v = p + (static_cast<std::size_t>(g) * k + value) * 2;
+      total += static_cast<std::uint64_t>(v[0]) | (static_cast<std::uint64_t>(v[1]) << 32);
+    }
+    return total;
+  }
+};
+
+}  // namespace vqe::vulkan
