@@ -22,6 +22,10 @@ int device_count();
 /// 1.3.277, driver NVIDIA 570.1, discrete GPU)"), or why it is unavailable.
 std::string describe_device(int index);
 
+/// True when device `index` is a CPU implementation (Mesa's lavapipe):
+/// correct but slow, so tests cap their work on it.
+bool device_is_software(int index);
+
 /// Why device_count() is 0 ("no Vulkan loader", "no device with shaderInt64
 /// and timeline semaphores: llvmpipe lacks ..."); "" when devices exist.
 std::string why_no_device();

@@ -9,6 +9,7 @@ namespace vqe::vulkan {
 bool compiled_in() { return false; }
 int device_count() { return 0; }
 std::string describe_device(int) { return "unavailable: VQE was built without Vulkan"; }
+bool device_is_software(int) { return false; }
 std::string why_no_device() { return "VQE was built without Vulkan"; }
 
 std::unique_ptr<GpuJob> make_vulkan_job(int, unsigned) {

@@ -121,8 +121,8 @@ class Context {
   /// Device-local storage buffer of `bytes` (contents undefined).
   Buffer device_buffer(std::size_t bytes);
   /// Host-visible, coherent, mapped storage/transfer buffer of `bytes`,
-  /// zeroed (results read back by the host, staging).
-  Buffer host_buffer(std::size_t bytes);
+  /// zeroed unless `zero` is false (results read back by the host, staging).
+  Buffer host_buffer(std::size_t bytes, bool zero = true);
   std::size_t device_bytes() const { return pools_[0].bytes; }
   std::size_t host_bytes() const { return pools_[1].bytes; }
 
@@ -196,7 +196,6 @@ class Context {
   std::uint32_t find_memory_type(std::uint32_t bits, VkMemoryPropertyFlags want,
                                  VkMemoryPropertyFlags avoid) const;
 
-  VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkPhysicalDeviceProperties props_{};
   VkPhysicalDeviceMemoryProperties memory_props_{};

@@ -147,26 +147,36 @@ std::string describe(VkPhysicalDevice d) {
                      driver.driverName, driver.driverInfo, device_type_name(p.properties.deviceType));
 }
 
-// The process-wide device list, taken once.
+// The process-wide instance and device list, made once (the loader loads
+// the drivers once per process; every job's Context opens its own VkDevice
+// from it). Never destroyed: the drivers stay loaded until the process ends.
 struct DeviceList {
+  VkInstance instance = VK_NULL_HANDLE;
+  std::vector<VkPhysicalDevice> devices;
   std::vector<std::string> descriptions;
+  std::vector<bool> software;
   std::string why_none;
 };
 
 const DeviceList& device_list() {
   static const DeviceList list = [] {
     DeviceList l;
-    VkInstance instance = VK_NULL_HANDLE;
-    const VkResult r = create_instance(&instance);
+    const VkResult r = create_instance(&l.instance);
     if (r != VK_SUCCESS) {
+      l.instance = VK_NULL_HANDLE;
       l.why_none = fmt::format("no Vulkan loader or driver: vkCreateInstance gave {}",
                                result_name(r));
       return l;
     }
     std::string why;
-    for (VkPhysicalDevice d : usable_devices(instance, &why)) l.descriptions.push_back(describe(d));
-    if (l.descriptions.empty()) l.why_none = why;
-    vkDestroyInstance(instance, nullptr);
+    l.devices = usable_devices(l.instance, &why);
+    for (VkPhysicalDevice d : l.devices) {
+      VkPhysicalDeviceProperties props{};
+      vkGetPhysicalDeviceProperties(d, &props);
+      l.descriptions.push_back(describe(d));
+      l.software.push_back(props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU);
+    }
+    if (l.devices.empty()) l.why_none = why;
     return l;
   }();
   return list;
@@ -190,6 +200,11 @@ std::string describe_device(int index) {
   return l.descriptions[static_cast<std::size_t>(index)];
 }
 std::string why_no_device() { return device_list().why_none; }
+bool device_is_software(int index) {
+  const auto& l = device_list();
+  return index >= 0 && index < static_cast<int>(l.software.size()) &&
+         l.software[static_cast<std::size_t>(index)];
+}
 
 // --- Context -----------------------------------------------------------------
 
@@ -198,11 +213,7 @@ Context::Context(int device) {
   if (device < 0 || device >= count)
     throw Error(fmt::format("--gpu {}: no such Vulkan device ({} found{}{})", device, count,
                             count ? "" : ": ", count ? "" : why_no_device()));
-  VQE_VK_CHECK(create_instance(&instance_));
-  const auto devices = usable_devices(instance_, nullptr);
-  if (device >= static_cast<int>(devices.size()))
-    throw Error(fmt::format("--gpu {}: the Vulkan device list changed", device));
-  physical_ = devices[static_cast<std::size_t>(device)];
+  physical_ = device_list().devices[static_cast<std::size_t>(device)];
   unsuitable(physical_, &queue_family_);
   vkGetPhysicalDeviceProperties(physical_, &props_);
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_props_);
@@ -274,7 +285,6 @@ Context::~Context() {
   if (descriptor_pool_) vkDestroyDescriptorPool(device_, descriptor_pool_, nullptr);
   if (command_pool_) vkDestroyCommandPool(device_, command_pool_, nullptr);
   if (device_) vkDestroyDevice(device_, nullptr);
-  if (instance_) vkDestroyInstance(instance_, nullptr);
 }
 
 std::string Context::device_name() const { return describe(physical_); }
@@ -329,10 +339,7 @@ Buffer Context::make_buffer(std::size_t bytes, bool host) {
   alloc.allocationSize = c.size;
   alloc.memoryTypeIndex = type;
   VQE_VK_CHECK(vkAllocateMemory(device_, &alloc, nullptr, &c.memory));
-  if (host) {
-    VQE_VK_CHECK(vkMapMemory(device_, c.memory, 0, VK_WHOLE_SIZE, 0, &c.mapped));
-    std::memset(c.mapped, 0, c.size);
-  }
+  if (host) VQE_VK_CHECK(vkMapMemory(device_, c.memory, 0, VK_WHOLE_SIZE, 0, &c.mapped));
   VQE_VK_CHECK(vkBindBufferMemory(device_, b.buffer, c.memory, 0));
   c.used = req.size;
   b.mapped = c.mapped;
@@ -342,9 +349,9 @@ Buffer Context::make_buffer(std::size_t bytes, bool host) {
 }
 
 Buffer Context::device_buffer(std::size_t bytes) { return make_buffer(bytes, false); }
-Buffer Context::host_buffer(std::size_t bytes) {
+Buffer Context::host_buffer(std::size_t bytes, bool zero) {
   Buffer b = make_buffer(bytes, true);
-  std::memset(b.mapped, 0, b.size);
+  if (zero) std::memset(b.mapped, 0, b.size);
   return b;
 }
 
@@ -473,7 +480,7 @@ void Context::init(const VideoFormat& format, bool chroma, unsigned batch_frames
   slots_ = batch_frames_ + 2;
   result_slots_ = 2 * batch_frames_;
   ring_ = device_buffer(slot_bytes * slots_);
-  staging_ = host_buffer(slot_bytes * result_slots_);
+  staging_ = host_buffer(slot_bytes * result_slots_, false);
   commands_.assign(result_slots_, VK_NULL_HANDLE);
   command_value_.assign(result_slots_, 0);
   auto ai = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
