@@ -65,5 +65,7 @@ class Scorer {
 /// The CUDA compute of `float_motion` (float_motion_cuda.cu; CUDA builds
 /// only).
 std::unique_ptr<cuda::CudaExtractor> make_cuda(const ParsedOptions& options);
+/// The Vulkan compute of `float_motion` (float_motion_vulkan.cpp; Vulkan builds only).
+std::unique_ptr<vulkan::VulkanExtractor> make_vulkan(const ParsedOptions& options);
 
 }  // namespace vqe::float_motion
