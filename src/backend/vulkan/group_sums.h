@@ -30,13 +30,17 @@ struct GroupSums {
   }
   std::uint32_t words_per_slot() const { return sets * groups * k * 2; }
 
-  /// Σ over the groups of value `value` of set `set` in result slot `slot`.
-  std::uint64_t sum(std::uint32_t slot, std::uint32_t set, std::uint32_t value) const {
+  /// Σ over the groups of value `value` of set `set` in result slot `slot`
+  /// (groups [first, first + count) only, when given), in uint64 (a signed
+  /// sum is the same bits read as int64).
+  std::uint64_t sum(std::uint32_t slot, std::uint32_t set, std::uint32_t value,
+                    std::uint32_t first = 0, std::uint32_t count = UINT32_MAX) const {
     const std::uint32_t* p = buffer.host<const std::uint32_t>() +
                              static_cast<std::size_t>(slot) * words_per_slot() +
                              static_cast<std::size_t>(set) * groups * k * 2;
     std::uint64_t total = 0;
-    for (std::uint32_t g = 0; g < groups; ++g) {
+    const std::uint32_t end = count == UINT32_MAX ? groups : first + count;
+    for (std::uint32_t g = first; g < end; ++g) {
       const std::uint32_t* v = p + (static_cast<std::size_t>(g) * k + value) * 2;
       total += static_cast<std::uint64_t>(v[0]) | (static_cast<std::uint64_t>(v[1]) << 32);
     }
