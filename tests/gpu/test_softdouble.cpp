@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <vector>
 
@@ -21,7 +22,9 @@
 
 namespace {
 
-enum Op : std::uint32_t { kAdd, kSub, kMul, kDiv, kFromInt, kTrunc, kLess, kTrunc32 };
+enum Op : std::uint32_t {
+  kAdd, kSub, kMul, kDiv, kFromInt, kTrunc, kLess, kTrunc32, kFromInt32, kFloatOfInt
+};
 
 struct Case {
   Op op;
@@ -38,6 +41,8 @@ std::uint64_t expected(const Case& c) {
     case kMul: return bits(c.a * c.b);
     case kDiv: return bits(c.a / c.b);
     case kFromInt: return bits(static_cast<double>(c.ia));
+    case kFromInt32: return bits(static_cast<double>(static_cast<std::int32_t>(c.ia)));
+    case kFloatOfInt: return bits(static_cast<double>(static_cast<float>(c.ia)));
     case kTrunc: return static_cast<std::uint64_t>(static_cast<std::int64_t>(c.a));
     case kLess: return c.a < c.b ? 1 : 0;
     case kTrunc32: {
@@ -105,6 +110,20 @@ TEST(VulkanSoftDouble, MatchesCpuDoubles) {
   cases.push_back({kTrunc, 0.999, 0});
   cases.push_back({kTrunc, -7.5, 0});
   cases.push_back({kFromInt, 0, 0, INT64_MIN});
+  for (std::int64_t v : {-1LL, -2LL, -48100076LL, -47557689LL, -(1LL << 40) - 3, 7LL})
+    cases.push_back({kFromInt, 0, 0, v});
+  // int32 conversions, and C's (double)(float) of int64 (ADM's angle test).
+  for (std::int64_t v : {0LL, 1LL, -1LL, 2147483647LL, -2147483648LL, -48100076LL})
+    cases.push_back({kFromInt32, 0, 0, v});
+  for (int i = 0; i < 20000; ++i) {
+    cases.push_back({kFromInt32, 0, 0, static_cast<std::int32_t>(rng())});
+    const int bits_kept = 1 + i % 63;  // magnitudes of every size, ties included
+    const auto v = static_cast<std::int64_t>(rng() >> (64 - bits_kept)) * ((i & 1) ? -1 : 1);
+    cases.push_back({kFloatOfInt, 0, 0, v});
+  }
+  for (std::int64_t v : std::initializer_list<std::int64_t>{INT64_MIN, INT64_MAX, (1LL << 24) + 1,
+                                                           (1LL << 25) + 3, -(1LL << 24) - 1})
+    cases.push_back({kFloatOfInt, 0, 0, v});
   cases.push_back({kFromInt, 0, 0, (std::int64_t{1} << 53) + 1});
 
   vqe::vulkan::Context ctx(0);
@@ -115,8 +134,9 @@ TEST(VulkanSoftDouble, MatchesCpuDoubles) {
   vqe::vulkan::Buffer in = ctx.host_buffer(n * 5 * 4), out = ctx.host_buffer(n * 2 * 4);
   auto* w = in.host<std::uint32_t>();
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t a = cases[i].op == kFromInt ? static_cast<std::uint64_t>(cases[i].ia)
-                                                    : bits(cases[i].a);
+    const bool int_operand =
+        cases[i].op == kFromInt || cases[i].op == kFromInt32 || cases[i].op == kFloatOfInt;
+    const std::uint64_t a = int_operand ? static_cast<std::uint64_t>(cases[i].ia) : bits(cases[i].a);
     const std::uint64_t b = bits(cases[i].b);
     w[5 * i] = cases[i].op;
     w[5 * i + 1] = static_cast<std::uint32_t>(a);

@@ -123,6 +123,9 @@ class Context {
   /// Host-visible, coherent, mapped storage/transfer buffer of `bytes`,
   /// zeroed unless `zero` is false (results read back by the host, staging).
   Buffer host_buffer(std::size_t bytes, bool zero = true);
+  /// Device-local buffer holding a copy of `bytes` at `data` (constant
+  /// tables read by shaders), uploaded synchronously.
+  Buffer device_table(const void* data, std::size_t bytes);
   std::size_t device_bytes() const { return pools_[0].bytes; }
   std::size_t host_bytes() const { return pools_[1].bytes; }
 

@@ -355,6 +355,31 @@ Buffer Context::host_buffer(std::size_t bytes, bool zero) {
   return b;
 }
 
+Buffer Context::device_table(const void* data, std::size_t bytes) {
+  Buffer staging = host_buffer(bytes, false);
+  std::memcpy(staging.mapped, data, bytes);
+  Buffer table = device_buffer(bytes);
+  auto ai = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+  ai.commandPool = command_pool_;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VQE_VK_CHECK(vkAllocateCommandBuffers(device_, &ai, &cmd));
+  auto bi = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  VQE_VK_CHECK(vkBeginCommandBuffer(cmd, &bi));
+  const VkBufferCopy region{0, 0, bytes};
+  vkCmdCopyBuffer(cmd, staging.buffer, table.buffer, 1, &region);
+  VQE_VK_CHECK(vkEndCommandBuffer(cmd));
+  auto si = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd;
+  VQE_VK_CHECK(vkQueueSubmit(queue_, 1, &si, VK_NULL_HANDLE));
+  VQE_VK_CHECK(vkQueueWaitIdle(queue_));
+  vkFreeCommandBuffers(device_, command_pool_, 1, &cmd);
+  return table;
+}
+
 Pipeline& Context::pipeline(std::string_view shader, int buffers,
                             std::span<const std::uint32_t> extra) {
   const EmbeddedShader* found = nullptr;

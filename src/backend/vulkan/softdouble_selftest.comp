@@ -3,7 +3,8 @@
 // Self-test of glsl/vqe_softdouble.glsl (tests/gpu/test_softdouble.cpp): one
 // invocation per case: ops[i] = {op, a lo, a hi, b lo, b hi}, result as
 // lo/hi words. Ops: 0 a+b, 1 a−b, 2 a·b, 3 a/b, 4 double of int64 a,
-// 5 trunc int64 of a, 6 a < b, 7 trunc int32 of a.
+// 5 trunc int64 of a, 6 a < b, 7 trunc int32 of a, 8 double of int32 a,
+// 9 double of (float) of int64 a.
 #include "vqe_common.glsl"
 #include "vqe_softdouble.glsl"
 
@@ -25,7 +26,9 @@ void main() {
   else if (op == 4u) r = sd_from_int64(int64_t(a));
   else if (op == 5u) r = uint64_t(sd_trunc_int64(a));
   else if (op == 6u) r = sd_less(a, b) ? uint64_t(1) : uint64_t(0);
-  else r = uint64_t(int64_t(sd_trunc_int32(a)));
+  else if (op == 7u) r = uint64_t(int64_t(sd_trunc_int32(a)));
+  else if (op == 8u) r = sd_from_int32(int(uint(a)));
+  else r = sd_float_of_int64(int64_t(a));
   results[2u * i] = uint(r & uint64_t(0xffffffffu));
   results[2u * i + 1u] = uint(r >> 32);
 }

@@ -29,9 +29,10 @@ class VulkanFloatAnsnr final : public VulkanExtractor {
     filtered_ = ctx.device_buffer(b * 2 * n * sizeof(float));
     rows_ = ctx.device_buffer(b * 2 * static_cast<std::size_t>(ctx.format().height) * sizeof(float));
     result_ = ctx.host_buffer(static_cast<std::size_t>(ctx.result_slots()) * 2 * sizeof(float));
-    coeffs_ = ctx.host_buffer(34 * sizeof(float));
-    std::memcpy(coeffs_.host<float>(), ansnr::filters().ref, 9 * sizeof(float));
-    std::memcpy(coeffs_.host<float>() + 9, ansnr::filters().dis, 25 * sizeof(float));
+    float coeffs[34];
+    std::memcpy(coeffs, ansnr::filters().ref, 9 * sizeof(float));
+    std::memcpy(coeffs + 9, ansnr::filters().dis, 25 * sizeof(float));
+    coeffs_ = ctx.device_table(coeffs, sizeof coeffs);
     filter_ = &ctx.pipeline("float_ansnr_filter", 3);
     rows_pipe_ = &ctx.pipeline("float_ansnr_rows", 2);
     total_ = &ctx.pipeline("float_ansnr_total", 2);

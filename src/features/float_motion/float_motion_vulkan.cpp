@@ -66,8 +66,7 @@ class VulkanFloatMotion final : public VulkanExtractor {
         s.dst_h = plan.dst_h;
         s.same_size = plan.dst_w == s.width && plan.dst_h == s.height;
         m = static_cast<std::size_t>(plan.dst_w) * plan.dst_h;
-        s.plan = ctx.host_buffer((3 * static_cast<std::size_t>(plan.dst_w) + 3 * plan.dst_h) * 4);
-        std::uint32_t* w = s.plan.host<std::uint32_t>();
+        std::vector<std::uint32_t> w(3 * static_cast<std::size_t>(plan.dst_w) + 3 * plan.dst_h);
         for (int x = 0; x < plan.dst_w; ++x) {
           w[x] = static_cast<std::uint32_t>(plan.x1[x]);
           w[plan.dst_w + x] = static_cast<std::uint32_t>(plan.x2[x]);
@@ -78,6 +77,7 @@ class VulkanFloatMotion final : public VulkanExtractor {
           w[3 * plan.dst_w + plan.dst_h + y] = static_cast<std::uint32_t>(plan.y2[y]);
           w[3 * plan.dst_w + 2 * plan.dst_h + y] = std::bit_cast<std::uint32_t>(plan.dy[y]);
         }
+        s.plan = ctx.device_table(w.data(), w.size() * 4);
         rows_max = std::max<std::uint32_t>(rows_max, static_cast<std::uint32_t>(plan.dst_h));
       } else {
         s.plan = ctx.host_buffer(4);

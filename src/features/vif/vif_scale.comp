@@ -199,10 +199,10 @@ void main() {
       if (sigma1_sq >= kSigmaNsq) {
         acc[1] += uint64_t(int64_t(log2_32(uint(sigma1_sq) + uint(kSigmaNsq)) - 2048 * 17));
         if (sigma12 > 0 && sigma2_sq > 0) {
-          const uint64_t d_s1 = sd_from_int64(int64_t(sigma1_sq));
-          const uint64_t d_s12 = sd_from_int64(int64_t(sigma12));
+          const uint64_t d_s1 = sd_from_int32(sigma1_sq);
+          const uint64_t d_s12 = sd_from_int32(sigma12);
           uint64_t g = sd_div(d_s12, sd_add(d_s1, eps));
-          int sv_sq = sd_trunc_int32(sd_sub(sd_from_int64(int64_t(sigma2_sq)), sd_mul(g, d_s12)));
+          int sv_sq = sd_trunc_int32(sd_sub(sd_from_int32(sigma2_sq), sd_mul(g, d_s12)));
           sv_sq = max(sv_sq, 0);
           if (!sd_less(g, gain_limit)) g = gain_limit;
           const uint numer1 = uint(sv_sq) + uint(kSigmaNsq);

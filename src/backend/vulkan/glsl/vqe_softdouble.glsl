@@ -64,6 +64,47 @@ uint64_t sd_from_int64(int64_t v) {
   return sd_round_pack(neg, e, m, sticky);
 }
 
+// The double nearest to ±a (a < 2^63, `neg`: negative), rounded to
+// nearest even.
+uint64_t sd_from_magnitude(bool neg, uint64_t a) {
+  if (a == uint64_t(0)) return uint64_t(0);
+  const int msb = sd_msb64(a);
+  return sd_round_pack(neg, msb, a << (62 - msb), false);
+}
+
+// The double of the int32 v (exact). Use this rather than
+// sd_from_int64(int64_t(v)) for 32-bit values.
+uint64_t sd_from_int32(int v) {
+  if (v == 0) return uint64_t(0);
+  const bool neg = v < 0;
+  const uint a = neg ? 0u - uint(v) : uint(v);
+  const int msb = findMSB(a);
+  const uint64_t m = uint64_t(a) << (62 - msb);
+  return sd_round_pack(neg, msb, m, false);
+}
+
+// The int64 v rounded to float (nearest even), as a double: C's
+// (double)(float)v. Sign and magnitude are taken in unsigned arithmetic.
+uint64_t sd_float_of_int64(int64_t v) {
+  const bool neg = (uint64_t(v) >> 63) != uint64_t(0);
+  uint64_t a = neg ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+  if (a >= (uint64_t(1) << 24)) {
+    int shift = sd_msb64(a) - 23;
+    const uint64_t low = a & ((uint64_t(1) << shift) - uint64_t(1));
+    const uint64_t tie = uint64_t(1) << (shift - 1);
+    uint64_t q = a >> shift;
+    if (low > tie || (low == tie && (q & uint64_t(1)) != uint64_t(0))) q += uint64_t(1);
+    if (q == (uint64_t(1) << 24)) {
+      q >>= 1;
+      shift += 1;
+    }
+    // ±q · 2^shift (q < 2^24).
+    const int msb = sd_msb64(q);
+    return sd_round_pack(neg, msb + shift, q << (62 - msb), false);
+  }
+  return sd_from_magnitude(neg, a);
+}
+
 // a + b.
 uint64_t sd_add(uint64_t a, uint64_t b) {
   if (sd_is_zero(a)) return sd_is_zero(b) ? (a & b) : b;
