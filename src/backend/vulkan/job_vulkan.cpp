@@ -88,10 +88,10 @@ class VulkanJobImpl final : public GpuJob, public VulkanBenchHooks {
     return lag;
   }
 
-  // Vulkan has no portable way to upload straight from user memory; frames
-  // always pass through the staging buffer.
-  void register_host(const Picture&) override {}
-  void unregister_host(const Picture&) override {}
+  // Imports the picture (VK_EXT_external_memory_host) where the device
+  // can; elsewhere its frames keep passing through the staging buffer.
+  void register_host(const Picture& picture) override { ctx_.register_host(picture); }
+  void unregister_host(const Picture& picture) override { ctx_.unregister_host(picture); }
 
   std::size_t device_bytes() const override { return ctx_.device_bytes(); }
   std::size_t pinned_host_bytes() const override { return ctx_.host_bytes(); }

@@ -169,9 +169,18 @@ class Context {
   /// Sets the ring and staging for `format` (`chroma`: planes 1 and 2 too)
   /// with `batch_frames` frames per submission.
   void init(const VideoFormat& format, bool chroma, unsigned batch_frames);
-  /// Copies the pair into the staging of frame `seq` (the caller made sure
-  /// frame seq - result_slots() is collected).
+  /// Prepares the upload of frame `seq`: planes of pictures imported with
+  /// register_host() are copied by the device straight from them; the
+  /// others are copied into the staging of frame `seq` here (the caller made
+  /// sure frame seq - result_slots() is collected).
   void stage(const Picture& ref, const Picture& dist, std::uint64_t seq);
+  /// Imports `picture`'s planes as device-visible host memory
+  /// (VK_EXT_external_memory_host), so that their uploads skip the staging
+  /// copy: the "frames in host RAM" path at PCIe speed. The picture must
+  /// stay alive and unchanged until unregister_host() or the context's end.
+  /// Returns false (and changes nothing) where the device cannot import.
+  bool register_host(const Picture& picture);
+  void unregister_host(const Picture& picture);
   /// Starts recording a batch: frames [first_seq, first_seq + count) are
   /// staged; records the barrier after the previous batch and their uploads.
   void begin_batch(std::uint64_t first_seq, unsigned count);
@@ -196,8 +205,22 @@ class Context {
     std::size_t bytes = 0;
   };
   Buffer make_buffer(std::size_t bytes, bool host);
+  // A host range imported as a transfer-source buffer.
+  struct Imported {
+    const std::uint8_t *begin = nullptr, *end = nullptr;
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+  };
+  const Imported* imported(const Plane& plane) const;
+  // Where each plane of a staged frame comes from: an imported buffer
+  // (offset, stride in bytes) or the frame's staging (buffer null).
+  struct PlaneSource {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0, stride = 0;
+  };
   std::uint32_t find_memory_type(std::uint32_t bits, VkMemoryPropertyFlags want,
                                  VkMemoryPropertyFlags avoid) const;
+  std::uint32_t find_host_type(std::uint32_t bits) const;
 
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkPhysicalDeviceProperties props_{};
@@ -217,6 +240,11 @@ class Context {
   FrameLayout layout_{};
   Buffer ring_, staging_;
   std::uint32_t slots_ = 1, result_slots_ = 1;
+  std::vector<Imported> imported_;
+  std::vector<std::array<PlaneSource, 6>> sources_;  // per result slot: ref planes, dist planes
+  bool can_import_ = false;
+  VkDeviceSize import_alignment_ = 4096;
+  PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties_ = nullptr;
   unsigned batch_frames_ = 1;
 
   // Command buffers, one per batch in flight (index batch % size), with the

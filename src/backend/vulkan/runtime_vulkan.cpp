@@ -5,6 +5,7 @@
 // timeline semaphore).
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -235,9 +236,23 @@ Context::Context(int device) {
   vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, nullptr);
   std::vector<VkExtensionProperties> ext(n);
   vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, ext.data());
-  for (const auto& e : ext)
+  for (const auto& e : ext) {
     if (std::strcmp(e.extensionName, "VK_KHR_portability_subset") == 0)
       extensions.push_back("VK_KHR_portability_subset");
+    // Uploads straight from registered pictures (Context::register_host).
+    if (std::strcmp(e.extensionName, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) == 0) {
+      extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+      can_import_ = true;
+    }
+  }
+  if (can_import_) {
+    auto host_props = vk_struct<VkPhysicalDeviceExternalMemoryHostPropertiesEXT>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT);
+    auto props2 = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    props2.pNext = &host_props;
+    vkGetPhysicalDeviceProperties2(physical_, &props2);
+    import_alignment_ = std::max<VkDeviceSize>(host_props.minImportedHostPointerAlignment, 1);
+  }
   auto info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.pNext = &features;
   info.queueCreateInfoCount = 1;
@@ -246,6 +261,11 @@ Context::Context(int device) {
   info.ppEnabledExtensionNames = extensions.data();
   VQE_VK_CHECK(vkCreateDevice(physical_, &info, nullptr, &device_));
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+  if (can_import_) {
+    get_host_pointer_properties_ = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
+        vkGetDeviceProcAddr(device_, "vkGetMemoryHostPointerPropertiesEXT"));
+    can_import_ = get_host_pointer_properties_ != nullptr;
+  }
 
   auto pool = vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -276,6 +296,10 @@ Context::~Context() {
   }
   for (VkShaderModule m : modules_) vkDestroyShaderModule(device_, m, nullptr);
   for (VkBuffer b : buffers_) vkDestroyBuffer(device_, b, nullptr);
+  for (const Imported& im : imported_) {
+    vkDestroyBuffer(device_, im.buffer, nullptr);
+    vkFreeMemory(device_, im.memory, nullptr);
+  }
   for (Pool& pool : pools_)
     for (auto& c : pool.chunks) {
       if (c.mapped) vkUnmapMemory(device_, c.memory);
@@ -301,6 +325,20 @@ std::uint32_t Context::find_memory_type(std::uint32_t bits, VkMemoryPropertyFlag
   throw Error("Vulkan: no suitable memory type");
 }
 
+// Host buffers: coherent system memory, preferably cached (the host reads
+// results back) and not device-local (no BAR window).
+std::uint32_t Context::find_host_type(std::uint32_t bits) const {
+  constexpr VkMemoryPropertyFlags kVisible =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  for (const VkMemoryPropertyFlags want : {kVisible | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, kVisible})
+    for (std::uint32_t i = 0; i < memory_props_.memoryTypeCount; ++i) {
+      const VkMemoryPropertyFlags f = memory_props_.memoryTypes[i].propertyFlags;
+      if ((bits & (1u << i)) && (f & want) == want && !(f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+        return i;
+    }
+  return find_memory_type(bits, kVisible, 0);
+}
+
 Buffer Context::make_buffer(std::size_t bytes, bool host) {
   Buffer b;
   b.size = std::max<std::size_t>(bytes, 4);
@@ -313,12 +351,8 @@ Buffer Context::make_buffer(std::size_t bytes, bool host) {
   buffers_.push_back(b.buffer);
   VkMemoryRequirements req{};
   vkGetBufferMemoryRequirements(device_, b.buffer, &req);
-  // Host buffers: coherent system memory, cached where offered (the host
-  // reads results back); device buffers: device-local.
   const std::uint32_t type =
-      host ? find_memory_type(req.memoryTypeBits,
-                              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
+      host ? find_host_type(req.memoryTypeBits)
            : find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
   Pool& pool = pools_[host ? 1 : 0];
   const VkDeviceSize align = std::max<VkDeviceSize>(req.alignment, 256);
@@ -506,6 +540,7 @@ void Context::init(const VideoFormat& format, bool chroma, unsigned batch_frames
   result_slots_ = 2 * batch_frames_;
   ring_ = device_buffer(slot_bytes * slots_);
   staging_ = host_buffer(slot_bytes * result_slots_, false);
+  sources_.assign(result_slots_, {});
   commands_.assign(result_slots_, VK_NULL_HANDLE);
   command_value_.assign(result_slots_, 0);
   auto ai = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
@@ -515,13 +550,96 @@ void Context::init(const VideoFormat& format, bool chroma, unsigned batch_frames
   VQE_VK_CHECK(vkAllocateCommandBuffers(device_, &ai, commands_.data()));
 }
 
+const Context::Imported* Context::imported(const Plane& plane) const {
+  const std::uint8_t* end = plane.data + static_cast<std::size_t>(plane.stride) * plane.height;
+  for (const Imported& im : imported_)
+    if (plane.data >= im.begin && end <= im.end) return &im;
+  return nullptr;
+}
+
+bool Context::register_host(const Picture& picture) {
+  if (!can_import_) return false;
+  for (int p = 0; p < picture.num_planes(); ++p) {
+    const Plane& pl = picture.plane(p);
+    if (imported(pl)) continue;
+    // The pages holding the plane (imports start and end on the alignment).
+    const auto a = static_cast<std::uintptr_t>(import_alignment_);
+    const auto first = reinterpret_cast<std::uintptr_t>(pl.data) / a * a;
+    const auto last = (reinterpret_cast<std::uintptr_t>(pl.data) +
+                       static_cast<std::size_t>(pl.stride) * pl.height + a - 1) / a * a;
+    void* host = reinterpret_cast<void*>(first);
+    auto ptr_props = vk_struct<VkMemoryHostPointerPropertiesEXT>(
+        VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT);
+    if (get_host_pointer_properties_(device_, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+                                     host, &ptr_props) != VK_SUCCESS)
+      return false;
+    Imported im;
+    im.begin = reinterpret_cast<const std::uint8_t*>(first);
+    im.end = reinterpret_cast<const std::uint8_t*>(last);
+    auto ext = vk_struct<VkExternalMemoryBufferCreateInfo>(
+        VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
+    ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+    auto bi = vk_struct<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+    bi.pNext = &ext;
+    bi.size = last - first;
+    bi.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VQE_VK_CHECK(vkCreateBuffer(device_, &bi, nullptr, &im.buffer));
+    VkMemoryRequirements req{};
+    vkGetBufferMemoryRequirements(device_, im.buffer, &req);
+    const std::uint32_t bits = req.memoryTypeBits & ptr_props.memoryTypeBits;
+    if (bits == 0) {
+      vkDestroyBuffer(device_, im.buffer, nullptr);
+      return false;
+    }
+    auto import = vk_struct<VkImportMemoryHostPointerInfoEXT>(
+        VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT);
+    import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+    import.pHostPointer = host;
+    auto alloc = vk_struct<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+    alloc.pNext = &import;
+    alloc.allocationSize = last - first;
+    alloc.memoryTypeIndex = static_cast<std::uint32_t>(std::countr_zero(bits));
+    if (vkAllocateMemory(device_, &alloc, nullptr, &im.memory) != VK_SUCCESS) {
+      vkDestroyBuffer(device_, im.buffer, nullptr);
+      return false;
+    }
+    VQE_VK_CHECK(vkBindBufferMemory(device_, im.buffer, im.memory, 0));
+    imported_.push_back(im);
+  }
+  return true;
+}
+
+void Context::unregister_host(const Picture& picture) {
+  // Uploads in flight may read the planes.
+  VQE_VK_CHECK(vkQueueWaitIdle(queue_));
+  for (int p = 0; p < picture.num_planes(); ++p) {
+    const Plane& pl = picture.plane(p);
+    for (std::size_t i = 0; i < imported_.size(); ++i)
+      if (imported_[i].begin <= pl.data && pl.data < imported_[i].end) {
+        vkDestroyBuffer(device_, imported_[i].buffer, nullptr);
+        vkFreeMemory(device_, imported_[i].memory, nullptr);
+        imported_.erase(imported_.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+  }
+}
+
 void Context::stage(const Picture& ref, const Picture& dist, std::uint64_t seq) {
   std::uint8_t* base = staging_.host<std::uint8_t>() +
                        static_cast<std::size_t>(result_of(seq)) * layout_.slot_words * 4;
+  std::array<PlaneSource, 6>& src = sources_[result_of(seq)];
   const int bps = format_.bytes_per_sample();
   for (int side = 0; side < 2; ++side)
     for (int p = 0; p < layout_.planes; ++p) {
       const Plane& pl = (side ? dist : ref).plane(p);
+      PlaneSource& ps = src[static_cast<std::size_t>(side * 3 + p)];
+      if (const Imported* im = imported(pl)) {
+        ps = {im->buffer, static_cast<VkDeviceSize>(pl.data - im->begin),
+              static_cast<VkDeviceSize>(pl.stride)};
+        continue;
+      }
+      ps = PlaneSource{};
       const std::size_t row = static_cast<std::size_t>(pl.width) * bps;
       std::uint8_t* dst = base + static_cast<std::size_t>((side ? layout_.dist_offset
                                                                 : layout_.ref_offset)[p]) * 4;
@@ -556,11 +674,46 @@ void Context::begin_batch(std::uint64_t first_seq, unsigned count) {
   vkCmdPipelineBarrier(recording_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                        VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
                        &mb, 0, nullptr, 0, nullptr);
+  // Staged planes: one region per frame when none of its planes is
+  // imported, else one per staged plane; imported planes: one region per
+  // plane (equal row pitch) or per row, straight from the picture.
   const VkDeviceSize slot_bytes = static_cast<VkDeviceSize>(layout_.slot_words) * 4;
   std::vector<VkBufferCopy> regions;
   for (unsigned k = 0; k < count; ++k) {
     const std::uint64_t seq = first_seq + k;
-    regions.push_back({result_of(seq) * slot_bytes, slot_of(seq) * slot_bytes, slot_bytes});
+    const std::array<PlaneSource, 6>& src = sources_[result_of(seq)];
+    const VkDeviceSize from = result_of(seq) * slot_bytes, to = slot_of(seq) * slot_bytes;
+    bool any_imported = false;
+    for (int side = 0; side < 2; ++side)
+      for (int p = 0; p < layout_.planes; ++p)
+        any_imported = any_imported || src[static_cast<std::size_t>(side * 3 + p)].buffer;
+    if (!any_imported) {
+      regions.push_back({from, to, slot_bytes});
+      continue;
+    }
+    for (int side = 0; side < 2; ++side)
+      for (int p = 0; p < layout_.planes; ++p) {
+        const PlaneSource& ps = src[static_cast<std::size_t>(side * 3 + p)];
+        const VkDeviceSize plane_at = static_cast<VkDeviceSize>(
+                                          (side ? layout_.dist_offset : layout_.ref_offset)[p]) * 4;
+        const VkDeviceSize pitch = static_cast<VkDeviceSize>(layout_.pitch[p]) * 4;
+        const VkDeviceSize rows = static_cast<VkDeviceSize>(layout_.height[p]);
+        if (!ps.buffer) {
+          regions.push_back({from + plane_at, to + plane_at, pitch * rows});
+          continue;
+        }
+        std::vector<VkBufferCopy> own;
+        const VkDeviceSize row_bytes =
+            static_cast<VkDeviceSize>(layout_.width[p]) * format_.bytes_per_sample();
+        if (ps.stride == pitch)
+          own.push_back({ps.offset, to + plane_at, pitch * (rows - 1) + row_bytes});
+        else
+          for (VkDeviceSize y = 0; y < rows; ++y)
+            own.push_back({ps.offset + y * ps.stride, to + plane_at + y * pitch, row_bytes});
+        vkCmdCopyBuffer(recording_, ps.buffer, ring_.buffer, static_cast<std::uint32_t>(own.size()),
+                        own.data());
+        ++copies_;
+      }
   }
   if (!regions.empty()) {
     vkCmdCopyBuffer(recording_, staging_.buffer, ring_.buffer,
