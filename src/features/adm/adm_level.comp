@@ -9,14 +9,16 @@
 // CSF masker terms. One invocation per band position.
 // Push args: 0 level, 1 decouple (0: level 0 under adm_skip_scale0), 2 AIM
 // terms (0 under adm_skip_aim).
-// Buffers: 0 frames, 1 scratch (adm_common.glsl), 2 tables (Q30
-// reciprocals of −32768..32768, then the level table).
+// Buffers: 0 frames, 1 tables (Q30 reciprocals of −32768..32768, then the
+// level table), 2 and 3 scratch (adm_common.glsl).
 #include "vqe_frames.glsl"
 #include "vqe_softdouble.glsl"
 
 layout(local_size_x = 32, local_size_y = 8) in;
-layout(std430, set = 0, binding = 1) buffer Scratch { int scratch[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Tables { uint tables[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Tables { uint tables[]; };
+#define ADM_SCRATCH_ACCESS
+#define ADM_SCRATCH0 2
+#define ADM_SCRATCH123 3
 layout(constant_id = 26) const uint kCosLo = 0u;  // double(cos²(1°) as float) bits
 layout(constant_id = 27) const uint kCosHi = 0u;
 layout(constant_id = 28) const uint kGainLo = 0u;  // adm_enhn_gain_limit bits
@@ -72,7 +74,7 @@ void dwt123(uint z, int level, int side, int i, int j, int in_w, int in_h, out i
   for (int k = 0; k < 4; ++k) {
     const int c = dwt_tap(2 * j - 1 + k, in_w);
     int64_t v[4];
-    for (int r = 0; r < 4; ++r) v[r] = int64_t(scratch[band_at(z, level - 1, uint(side), rows[r], c)]);
+    for (int r = 0; r < 4; ++r) v[r] = int64_t(band(z, level - 1, uint(side), rows[r], c));
     const int64_t l = int64_t(kLo0) * v[0] + int64_t(kLo1) * v[1] + int64_t(kLo2) * v[2] + int64_t(kLo3) * v[3];
     const int64_t h = int64_t(kHi0) * v[0] + int64_t(kHi1) * v[1] + int64_t(kHi2) * v[2] + int64_t(kHi3) * v[3];
     lo[k] = int64_t(int((l + add_v) >> shift_v));
@@ -99,6 +101,14 @@ bool within_one_degree(int64_t oh, int64_t ov, int64_t th, int64_t tv) {
 }
 
 // integer_adm.cpp limit_enhancement: in double, truncated.
+void store(uint z, int level, uint a, int i, int j, int v) {
+  const uint at = band_at(z, level, a, i, j);
+  if (level == 0)
+    scratch0[at] = v;
+  else
+    scratch123[at] = v;
+}
+
 int limit_enhancement(int rst, int dis, bool positive_ref) {
   const uint64_t gain = uint64_t(kGainLo) | (uint64_t(kGainHi) << 32);
   const uint64_t scaled = sd_mul(sd_from_int32(rst), gain);
@@ -151,12 +161,12 @@ void main() {
     dwt123(z, level, 0, i, j, in_w, in_h, r);
     dwt123(z, level, 1, i, j, in_w, in_h, d);
   }
-  scratch[band_at(z, level, 0u, i, j)] = r[0];
-  scratch[band_at(z, level, 1u, i, j)] = d[0];
+  store(z, level, 0u, i, j, r[0]);
+  store(z, level, 1u, i, j, d[0]);
   if (!decouple || i < level_int(level, L_WTOP) || i >= level_int(level, L_WBOTTOM) ||
       j < level_int(level, L_WLEFT) || j >= level_int(level, L_WRIGHT))
     return;
-  for (int k = 0; k < 3; ++k) scratch[band_at(z, level, 2u + uint(k), i, j)] = r[k + 1];
+  for (int k = 0; k < 3; ++k) store(z, level, 2u + uint(k), i, j, r[k + 1]);
   const int o[3] = int[3](r[1], r[2], r[3]);
   const int t[3] = int[3](d[1], d[2], d[3]);
   const bool angle_ok = within_one_degree(int64_t(o[0]), int64_t(o[1]), int64_t(t[0]), int64_t(t[1]));
@@ -190,20 +200,20 @@ void main() {
     }
     rst[k] = rv;
     add[k] = level == 0 ? i16(t[k] - rv) : int(uint(t[k]) - uint(rv));
-    scratch[band_at(z, level, 5u + uint(k), i, j)] = rst[k];
-    scratch[band_at(z, level, 8u + uint(k), i, j)] = add[k];
+    store(z, level, 5u + uint(k), i, j, rst[k]);
+    store(z, level, 8u + uint(k), i, j, add[k]);
   }
   uint fx[3];
   for (int k = 0; k < 3; ++k) fx[k] = level_word(level, L_FIXED + uint(k));
   int m, c;
   if (level == 0) csf_terms0(add, fx, m, c);
   else csf_terms123(add, fx, m, c);
-  scratch[band_at(z, level, 11u, i, j)] = m;
-  scratch[band_at(z, level, 12u, i, j)] = c;
+  store(z, level, 11u, i, j, m);
+  store(z, level, 12u, i, j, c);
   if (aim) {
     if (level == 0) csf_terms0(rst, fx, m, c);
     else csf_terms123(rst, fx, m, c);
-    scratch[band_at(z, level, 13u, i, j)] = m;
-    scratch[band_at(z, level, 14u, i, j)] = c;
+    store(z, level, 13u, i, j, m);
+    store(z, level, 14u, i, j, c);
   }
 }

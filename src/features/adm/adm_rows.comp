@@ -9,13 +9,16 @@
 // wrap-around. The raw row sums leave as lo/hi words (vqe_reduce.glsl); the
 // host applies the reference's per-row rounding and shifts and adds the rows.
 // Push args: 2 AIM terms, 3 row blocks per frame.
-// Buffers: 0 scratch, 1 tables, 2 partials [result slot][row block][9][2].
+// Buffers: 0 and 1 scratch (adm_common.glsl), 2 tables, 3 partials
+// [result slot][row block][9][2].
 #include "vqe_common.glsl"
 
 layout(local_size_x = 256) in;
-layout(std430, set = 0, binding = 0) readonly buffer Scratch { int scratch[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Tables { uint tables[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Partials { uint partials[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Tables { uint tables[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Partials { uint partials[]; };
+#define ADM_SCRATCH_ACCESS readonly
+#define ADM_SCRATCH0 0
+#define ADM_SCRATCH123 1
 
 #include "adm_common.glsl"
 
@@ -27,12 +30,12 @@ layout(std430, set = 0, binding = 2) writeonly buffer Partials { uint partials[]
 int threshold(uint z, int level, uint mask, uint centre, int i, int j, int w, int h) {
   const int yb = i == 0 ? 1 : i - 1, ya = i == h - 1 ? h - 1 : i + 1;
   const int xb = j == 0 ? 1 : j - 1, xa = j == w - 1 ? w - 1 : j + 1;
-  uint sum = uint(scratch[band_at(z, level, centre, i, j)]);
-  sum += uint(scratch[band_at(z, level, mask, yb, xb)]) + uint(scratch[band_at(z, level, mask, yb, xa)]);
-  sum += uint(scratch[band_at(z, level, mask, yb, j)]);
-  sum += uint(scratch[band_at(z, level, mask, i, xb)]) + uint(scratch[band_at(z, level, mask, i, xa)]);
-  sum += uint(scratch[band_at(z, level, mask, ya, xb)]) + uint(scratch[band_at(z, level, mask, ya, xa)]);
-  sum += uint(scratch[band_at(z, level, mask, ya, j)]);
+  uint sum = uint(band(z, level, centre, i, j));
+  sum += uint(band(z, level, mask, yb, xb)) + uint(band(z, level, mask, yb, xa));
+  sum += uint(band(z, level, mask, yb, j));
+  sum += uint(band(z, level, mask, i, xb)) + uint(band(z, level, mask, i, xa));
+  sum += uint(band(z, level, mask, ya, xb)) + uint(band(z, level, mask, ya, xa));
+  sum += uint(band(z, level, mask, ya, j));
   return int(sum);
 }
 
@@ -79,7 +82,7 @@ void main() {
   for (int q = 0; q < 9; ++q) v[q] = uint64_t(0);
   for (int j = left + int(gl_LocalInvocationID.x); j < right; j += 256) {
     for (int t = 0; t < 3; ++t) {
-      const int r = scratch[band_at(z, level, 2u + uint(t), i, j)];
+      const int r = band(z, level, 2u + uint(t), i, j);
       if (level == 0) {
         const uint64_t m = uint64_t(uint(abs(r)) & 0xffffu);
         v[t] += m * m * m;
@@ -90,11 +93,11 @@ void main() {
     }
     const int thr_n = threshold(z, level, 11u, 12u, i, j, w, h);
     for (int t = 0; t < 3; ++t)
-      v[3 + t] += uint64_t(masked(level, scratch[band_at(z, level, 5u + uint(t), i, j)], thr_n, t, weights[t]));
+      v[3 + t] += uint64_t(masked(level, band(z, level, 5u + uint(t), i, j), thr_n, t, weights[t]));
     if (aim) {
       const int thr_a = threshold(z, level, 13u, 14u, i, j, w, h);
       for (int t = 0; t < 3; ++t)
-        v[6 + t] += uint64_t(masked(level, scratch[band_at(z, level, 8u + uint(t), i, j)], thr_a, t, weights[t]));
+        v[6 + t] += uint64_t(masked(level, band(z, level, 8u + uint(t), i, j), thr_a, t, weights[t]));
     }
   }
   vqe_reduce_store(v, (vqe_result_slot(z) * pc.arg[3] + block) * 18u);

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "backend/vulkan/group_sums.h"
 #include "backend/vulkan/vulkan_extractor.h"
 #include "features/adm/adm_internal.h"
@@ -53,7 +55,7 @@ class VulkanAdm final : public VulkanExtractor {
     for (std::uint32_t i = 0; i < kLevelBase; ++i) t[i] = static_cast<std::uint32_t>(recip[i]);
     // Level geometry, row blocks and rounding constants.
     int w = format_.width, h = format_.height;
-    std::uint32_t words = 0, rows = 0;
+    std::uint32_t words0 = 0, words123 = 0, rows = 0;
     for (int s = 0; s < adm::kNumScales; ++s) {
       Level& L = levels_[s];
       std::uint32_t* e = t + kLevelBase + s * kLevelWords;
@@ -65,6 +67,8 @@ class VulkanAdm final : public VulkanExtractor {
       L.h = h;
       e[2] = static_cast<std::uint32_t>(w);
       e[3] = static_cast<std::uint32_t>(h);
+      // Level 0's arrays in one scratch buffer, levels 1..3's in another.
+      std::uint32_t& words = s == 0 ? words0 : words123;
       e[4] = words;
       words += kArrays * static_cast<std::uint32_t>(w) * static_cast<std::uint32_t>(h);
       const Region work = work_region(w, h), score = score_region(w, h);
@@ -104,32 +108,38 @@ class VulkanAdm final : public VulkanExtractor {
       L.row_add = half_of_pow2(L.row_shift);
     }
     row_blocks_ = rows;
-    frame_words_ = words;
     tables_ = ctx.device_table(table.data(), table.size() * 4);
     // Frames per chunk: the batch, or as many as fit one storage buffer.
-    const std::size_t frame_bytes = static_cast<std::size_t>(words) * 4;
-    const std::size_t fit = ctx.properties().limits.maxStorageBufferRange / frame_bytes;
+    const std::size_t bytes0 = static_cast<std::size_t>(words0) * 4;
+    const std::size_t bytes123 = static_cast<std::size_t>(words123) * 4;
+    const std::size_t fit = ctx.properties().limits.maxStorageBufferRange / bytes0;
     if (fit < 1)
-      throw Error("adm (Vulkan): a frame's scratch exceeds this device's storage-buffer range");
+      throw Error(fmt::format(
+          "adm (Vulkan): a {}x{} frame's level-0 bands ({} MiB) exceed this device's "
+          "storage-buffer range ({} MiB)",
+          format_.width, format_.height, bytes0 >> 20,
+          ctx.properties().limits.maxStorageBufferRange >> 20));
     chunk_ = static_cast<unsigned>(std::min<std::size_t>(ctx.batch_frames(), fit));
-    scratch_ = ctx.device_buffer(chunk_ * frame_bytes);
+    scratch0_ = ctx.device_buffer(chunk_ * bytes0);
+    scratch123_ = ctx.device_buffer(chunk_ * bytes123);
     sums_.create(ctx, 1, std::max(rows, 1u), 9);
 
     const double cos_1deg = cos(1.0 * 3.14159265358979323846 / 180.0);
     const auto cos_bits = std::bit_cast<std::uint64_t>(
         static_cast<double>(static_cast<float>(cos_1deg * cos_1deg)));
     const auto gain_bits = std::bit_cast<std::uint64_t>(params.enhn_gain_limit);
-    const std::uint32_t level_spec[] = {words,
-                                        kLevelBase,
-                                        static_cast<std::uint32_t>(cos_bits),
-                                        static_cast<std::uint32_t>(cos_bits >> 32),
-                                        static_cast<std::uint32_t>(gain_bits),
-                                        static_cast<std::uint32_t>(gain_bits >> 32)};
-    level_ = &ctx.pipeline("adm_level", 3, level_spec);
-    const std::uint32_t rows_spec[] = {words, kLevelBase};
-    rows_ = &ctx.pipeline("adm_rows", 3, rows_spec);
-    level_set_ = ctx.descriptor_set(*level_, {&ctx.frames(), &scratch_, &tables_});
-    rows_set_ = ctx.descriptor_set(*rows_, {&scratch_, &tables_, &sums_.buffer});
+    // Specialization constants 24..30 (adm_common.glsl, adm_level.comp).
+    const std::uint32_t spec[] = {words0,
+                                  kLevelBase,
+                                  static_cast<std::uint32_t>(cos_bits),
+                                  static_cast<std::uint32_t>(cos_bits >> 32),
+                                  static_cast<std::uint32_t>(gain_bits),
+                                  static_cast<std::uint32_t>(gain_bits >> 32),
+                                  words123};
+    level_ = &ctx.pipeline("adm_level", 4, spec);
+    rows_ = &ctx.pipeline("adm_rows", 4, spec);
+    level_set_ = ctx.descriptor_set(*level_, {&ctx.frames(), &tables_, &scratch0_, &scratch123_});
+    rows_set_ = ctx.descriptor_set(*rows_, {&scratch0_, &scratch123_, &tables_, &sums_.buffer});
   }
 
   std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
@@ -192,10 +202,10 @@ class VulkanAdm final : public VulkanExtractor {
   VideoFormat format_{};
   Context* ctx_ = nullptr;
   Level levels_[adm::kNumScales];
-  std::uint32_t row_blocks_ = 0, frame_words_ = 0;
+  std::uint32_t row_blocks_ = 0;
   unsigned chunk_ = 1;
   GroupSums sums_;
-  Buffer scratch_, tables_;
+  Buffer scratch0_, scratch123_, tables_;
   const Pipeline *level_ = nullptr, *rows_ = nullptr;
   VkDescriptorSet level_set_ = VK_NULL_HANDLE, rows_set_ = VK_NULL_HANDLE;
 };
