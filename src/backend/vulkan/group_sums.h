@@ -48,4 +48,35 @@ struct GroupSums {
   }
 };
 
+/// A one-dispatch exact reduction over the frame ring: shader `name` (binds
+/// the ring at 0 and the partials at 1, specialization constant 24 = the
+/// groups) sums `k` values per workgroup over `sets` sets (grid y, e.g.
+/// planes) of every frame of a run (grid z). psnr, float_moment and
+/// float_psnr use it.
+class RingReduction {
+ public:
+  void create(Context& ctx, const char* shader, std::uint32_t sets, std::uint32_t k) {
+    ctx_ = &ctx;
+    const std::uint32_t groups = reduce_groups(ctx.format().height);
+    sums_.create(ctx, sets, groups, k);
+    const std::uint32_t spec[] = {groups};
+    pipeline_ = &ctx.pipeline(shader, 2, spec);
+    set_ = ctx.descriptor_set(*pipeline_, {&ctx.frames(), &sums_.buffer});
+  }
+  /// Records the dispatch over `run`, for the first `sets` sets.
+  void record(const Run& run, std::uint32_t sets = 1) const {
+    ctx_->dispatch(*pipeline_, set_, ctx_->push_for(run), sums_.groups, sets, run.count);
+  }
+  /// Value `value` of set `set` for submission `seq` (its batch completed).
+  std::uint64_t sum(std::uint64_t seq, std::uint32_t set, std::uint32_t value) const {
+    return sums_.sum(ctx_->result_of(seq), set, value);
+  }
+
+ private:
+  Context* ctx_ = nullptr;
+  GroupSums sums_;
+  const Pipeline* pipeline_ = nullptr;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+};
+
 }  // namespace vqe::vulkan

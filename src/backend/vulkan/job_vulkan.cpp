@@ -58,6 +58,10 @@ class VulkanJobImpl final : public GpuJob, public VulkanBenchHooks {
   void submit(const Picture& reference, const Picture& distorted, unsigned index,
               FeatureCollector& out) override {
     const std::uint64_t seq = submitted_;
+    // Temporal extractors see the frames as a video: indexes 0, 1, 2, ...
+    if (index != seq)
+      throw Error("Vulkan job: frame " + std::to_string(index) + " submitted out of order (expected " +
+                  std::to_string(seq) + ")");
     // Frame seq - result_slots() used this frame's staging and result slot.
     while (collected_ + ctx_.result_slots() <= seq) collect_next(out);
     ctx_.stage(reference, distorted, seq);

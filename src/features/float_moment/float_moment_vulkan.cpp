@@ -20,32 +20,19 @@ class VulkanFloatMoment final : public VulkanExtractor {
   explicit VulkanFloatMoment(const ParsedOptions& opts) : scorer_(opts) {}
 
   void init(const VideoFormat& format) override { scorer_.init(format); }
-  void create(Context& ctx) override {
-    ctx_ = &ctx;
-    const std::uint32_t groups = reduce_groups(ctx.format().height);
-    sums_.create(ctx, 1, groups, 4);
-    const std::uint32_t spec[] = {groups};
-    pipeline_ = &ctx.pipeline("float_moment_sums", 2, spec);
-    set_ = ctx.descriptor_set(*pipeline_, {&ctx.frames(), &sums_.buffer});
-  }
+  void create(Context& ctx) override { sums_.create(ctx, "float_moment_sums", 1, 4); }
   std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
 
-  void record(const Run& run) override {
-    ctx_->dispatch(*pipeline_, set_, ctx_->push_for(run), sums_.groups, 1, run.count);
-  }
+  void record(const Run& run) override { sums_.record(run); }
 
   void collect(std::uint64_t seq, unsigned index, FeatureCollector& out) override {
-    const std::uint32_t slot = ctx_->result_of(seq);
-    scorer_.emit(index, {sums_.sum(slot, 0, 0), sums_.sum(slot, 0, 2)},
-                 {sums_.sum(slot, 0, 1), sums_.sum(slot, 0, 3)}, out);
+    scorer_.emit(index, {sums_.sum(seq, 0, 0), sums_.sum(seq, 0, 2)},
+                 {sums_.sum(seq, 0, 1), sums_.sum(seq, 0, 3)}, out);
   }
 
  private:
   moment::Scorer scorer_;
-  Context* ctx_ = nullptr;
-  GroupSums sums_;
-  const Pipeline* pipeline_ = nullptr;
-  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  RingReduction sums_;
 };
 
 }  // namespace

@@ -18,7 +18,6 @@
 #include "backend/vulkan/vulkan_extractor.h"
 #include "features/float_motion/float_motion_kernels.h"
 #include "features/float_motion/float_motion_score.h"
-#include "vqe/error.h"
 
 namespace vqe::vulkan {
 namespace {
@@ -32,7 +31,6 @@ class VulkanFloatMotion final : public VulkanExtractor {
   void init(const VideoFormat& format) override {
     scorer_.init(format);
     format_ = format;
-    next_index_ = 0;
   }
 
   void create(Context& ctx) override {
@@ -104,10 +102,6 @@ class VulkanFloatMotion final : public VulkanExtractor {
   bool needs_chroma() const override { return add_uv_; }
 
   void record(const Run& run) override {
-    if (run.first_index != next_index_)
-      throw Error("float_motion: frame " + std::to_string(run.first_index) +
-                  " arrived out of order (expected frame " + std::to_string(next_index_) + ")");
-    next_index_ += run.count;
     if (force_zero_) return;
     const std::uint32_t scales = add_scale1_ ? 2 : 1;
     for (std::size_t p = 0; p < planes_.size(); ++p) {
@@ -171,7 +165,6 @@ class VulkanFloatMotion final : public VulkanExtractor {
   float_motion::Scorer scorer_;
   bool force_zero_, add_scale1_, add_uv_;
   VideoFormat format_{};
-  unsigned next_index_ = 0;
   Context* ctx_ = nullptr;
   std::vector<PlaneState> planes_;
   std::uint32_t rows_max_ = 1;

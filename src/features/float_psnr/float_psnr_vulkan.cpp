@@ -22,32 +22,19 @@ class VulkanFloatPsnr final : public VulkanExtractor {
     const double s = static_cast<double>(1 << (format.bit_depth - 8));
     scale2_ = s * s;
   }
-  void create(Context& ctx) override {
-    ctx_ = &ctx;
-    const std::uint32_t groups = reduce_groups(ctx.format().height);
-    sums_.create(ctx, 1, groups, 1);
-    const std::uint32_t spec[] = {groups};
-    pipeline_ = &ctx.pipeline("float_psnr_noise", 2, spec);
-    set_ = ctx.descriptor_set(*pipeline_, {&ctx.frames(), &sums_.buffer});
-  }
+  void create(Context& ctx) override { noise_.create(ctx, "float_psnr_noise", 1, 1); }
   std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
 
-  void record(const Run& run) override {
-    ctx_->dispatch(*pipeline_, set_, ctx_->push_for(run), sums_.groups, 1, run.count);
-  }
+  void record(const Run& run) override { noise_.record(run); }
 
   void collect(std::uint64_t seq, unsigned index, FeatureCollector& out) override {
-    const std::uint64_t q = sums_.sum(ctx_->result_of(seq), 0, 0);
-    scorer_.emit(index, static_cast<double>(q) / scale2_, out);
+    scorer_.emit(index, static_cast<double>(noise_.sum(seq, 0, 0)) / scale2_, out);
   }
 
  private:
   float_psnr::Scorer scorer_;
   double scale2_ = 1;
-  Context* ctx_ = nullptr;
-  GroupSums sums_;
-  const Pipeline* pipeline_ = nullptr;
-  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  RingReduction noise_;
 };
 
 }  // namespace

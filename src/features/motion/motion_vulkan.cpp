@@ -13,7 +13,6 @@
 #include "backend/vulkan/group_sums.h"
 #include "backend/vulkan/vulkan_extractor.h"
 #include "features/motion/motion_score.h"
-#include "vqe/error.h"
 
 namespace vqe::vulkan {
 namespace {
@@ -26,7 +25,6 @@ class VulkanMotion final : public VulkanExtractor {
   void init(const VideoFormat& format) override {
     scorer_.init(format);
     format_ = format;
-    next_index_ = 0;
   }
   void create(Context& ctx) override {
     ctx_ = &ctx;
@@ -50,10 +48,6 @@ class VulkanMotion final : public VulkanExtractor {
   unsigned lag() const override { return scorer_.lag(); }
 
   void record(const Run& run) override {
-    if (run.first_index != next_index_)
-      throw Error("motion: frame " + std::to_string(run.first_index) +
-                  " arrived out of order (expected frame " + std::to_string(next_index_) + ")");
-    next_index_ += run.count;
     if (force_zero_) return;
     Push push = ctx_->push_for(run);
     push.arg[0] = run.first_index;
@@ -79,7 +73,6 @@ class VulkanMotion final : public VulkanExtractor {
   motion::Scorer scorer_;
   bool force_zero_, legacy_;
   VideoFormat format_{};
-  unsigned next_index_ = 0;
   Context* ctx_ = nullptr;
   GroupSums sums_;
   Buffer blurred_;

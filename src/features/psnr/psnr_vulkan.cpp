@@ -22,26 +22,16 @@ class VulkanPsnr final : public VulkanExtractor {
     scorer_.init(format);
     planes_ = scorer_.planes();
   }
-  void create(Context& ctx) override {
-    ctx_ = &ctx;
-    const std::uint32_t groups = reduce_groups(ctx.format().height);
-    sums_.create(ctx, 3, groups, 1);
-    const std::uint32_t spec[] = {groups};
-    pipeline_ = &ctx.pipeline("psnr_sse", 2, spec);
-    set_ = ctx.descriptor_set(*pipeline_, {&ctx.frames(), &sums_.buffer});
-  }
+  void create(Context& ctx) override { sse_.create(ctx, "psnr_sse", 3, 1); }
   std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
   bool temporal() const override { return true; }  // APSNR totals, kept on the host
   bool needs_chroma() const override { return planes_ > 1; }
 
-  void record(const Run& run) override {
-    ctx_->dispatch(*pipeline_, set_, ctx_->push_for(run), sums_.groups,
-                   static_cast<std::uint32_t>(planes_), run.count);
-  }
+  void record(const Run& run) override { sse_.record(run, static_cast<std::uint32_t>(planes_)); }
 
   void collect(std::uint64_t seq, unsigned index, FeatureCollector& out) override {
     for (int p = 0; p < planes_; ++p)
-      scorer_.add(p, sums_.sum(ctx_->result_of(seq), static_cast<std::uint32_t>(p), 0), index, out);
+      scorer_.add(p, sse_.sum(seq, static_cast<std::uint32_t>(p), 0), index, out);
   }
 
   void flush(FeatureCollector& out) override { scorer_.flush(out); }
@@ -49,10 +39,7 @@ class VulkanPsnr final : public VulkanExtractor {
  private:
   psnr::Scorer scorer_;
   int planes_ = 1;
-  Context* ctx_ = nullptr;
-  GroupSums sums_;
-  const Pipeline* pipeline_ = nullptr;
-  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  RingReduction sse_;
 };
 
 }  // namespace
