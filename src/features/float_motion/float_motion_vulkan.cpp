@@ -131,22 +131,17 @@ class VulkanFloatMotion final : public VulkanExtractor {
   void collect(std::uint64_t seq, unsigned index, FeatureCollector& out) override {
     double score = 0;
     if (!force_zero_ && index > 0) {
+      // mean_abs_difference's float division, on the host (Vulkan's float
+      // division is not correctly rounded).
       const std::uint32_t* r = result_.host<const std::uint32_t>() + 6 * ctx_->result_of(seq);
+      float scale0[3] = {}, scale1[3] = {};
       for (std::size_t p = 0; p < planes_.size(); ++p) {
         const PlaneState& s = planes_[p];
-        // mean_abs_difference's float division, on the host (Vulkan's float
-        // division is not correctly rounded).
-        const float v0 = std::bit_cast<float>(r[2 * p]) / static_cast<float>(s.width * s.height);
-        float plane = v0;
-        if (add_scale1_) {
-          const int w = s.same_size ? s.width : s.dst_w, h = s.same_size ? s.height : s.dst_h;
-          plane = v0 + std::bit_cast<float>(r[2 * p + 1]) / static_cast<float>(w * h);
-        }
-        if (p == 0)
-          score = plane;
-        else
-          score += plane;
+        scale0[p] = std::bit_cast<float>(r[2 * p]) / static_cast<float>(s.width * s.height);
+        const int w = s.same_size ? s.width : s.dst_w, h = s.same_size ? s.height : s.dst_h;
+        scale1[p] = std::bit_cast<float>(r[2 * p + 1]) / static_cast<float>(w * h);
       }
+      score = scorer_.motion_of_planes(scale0, scale1, static_cast<int>(planes_.size()));
     }
     scorer_.emit(index, score, out);
   }
