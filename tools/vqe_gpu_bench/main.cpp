@@ -357,9 +357,10 @@ int main_impl(const Args& args) {
         const auto& st = host.vulkan;
         const double frames = std::max<double>(1.0, static_cast<double>(st.frames));
         timing = fmt::format(
-            "{} frames per submission; per frame: {:.3f} submissions, {:.2f} dispatches, {:.3f} "
-            "copy commands",
-            st.batch_frames, st.submissions / frames, st.dispatches / frames, st.copies / frames);
+            "{} frames per batch (uploads {}); per frame: {:.3f} submissions, {:.2f} dispatches, "
+            "{:.3f} copy commands",
+            st.batch_frames, st.upload_queue ? "on their own queue" : "on the compute queue",
+            st.submissions / frames, st.dispatches / frames, st.copies / frames);
         fmt::print("|   Vulkan work per frame | {} | {} | | | | | | |\n", set.name, timing);
       } else {
         try {

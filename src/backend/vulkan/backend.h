@@ -24,10 +24,11 @@ inline bool has_vulkan_extractor(const std::string& name) {
 /// What a Vulkan job did so far (counted on the host while recording).
 struct JobStats {
   std::uint64_t frames = 0;       ///< frame pairs submitted
-  std::uint64_t submissions = 0;  ///< vkQueueSubmit calls (one command buffer each)
+  std::uint64_t submissions = 0;  ///< vkQueueSubmit calls: 2 per batch (uploads, compute)
   std::uint64_t dispatches = 0;   ///< vkCmdDispatch calls recorded
   std::uint64_t copies = 0;       ///< vkCmdCopyBuffer calls recorded (uploads)
-  unsigned batch_frames = 0;      ///< frames per submission (the last full batch's size)
+  unsigned batch_frames = 0;      ///< frames per batch
+  bool upload_queue = false;      ///< uploads on a queue of their own
 };
 
 /// Benchmark and test aids of a Vulkan job (kept out of GpuJob).

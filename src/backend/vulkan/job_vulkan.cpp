@@ -104,7 +104,7 @@ class VulkanJobImpl final : public GpuJob, public VulkanBenchHooks {
   void set_batch_frames(unsigned frames) override { batch_frames_ = std::max(1u, frames); }
   JobStats stats() const override {
     return JobStats{submitted_, ctx_.submissions(), ctx_.dispatches(), ctx_.copies(),
-                    ctx_.batch_frames()};
+                    ctx_.batch_frames(), ctx_.separate_upload_queue()};
   }
 
  private:

@@ -16,14 +16,17 @@
 /// constants 0..18 (glsl/vqe_frames.glsl); each batch's first slots as push
 /// constants, so descriptor sets never change after init().
 ///
-/// Batches. The job records up to batch_frames() consecutive frames into one
-/// command buffer: their uploads (staging -> ring), a barrier, every
-/// extractor's dispatches (usually one dispatch covers the whole batch: the
-/// workgroup grid's z is the frame), a barrier to the host, and one
-/// vkQueueSubmit that signals the job's timeline semaphore. A barrier at the
-/// start of each batch orders it after the previous one, so the ring keeps
-/// at least the two frames before a batch (history for temporal
-/// extractors) while the batch overwrites older slots.
+/// Batches. The job records up to batch_frames() consecutive frames into two
+/// command buffers: their uploads (staging or imported pictures -> ring), for
+/// the upload queue (a transfer-only queue where the device has one), and
+/// every extractor's dispatches (usually one dispatch covers the whole
+/// batch: the workgroup grid's z is the frame) with a barrier to the host,
+/// for the compute queue. Two timeline semaphores order them: a batch's
+/// compute waits for its uploads; its uploads wait for the compute of the
+/// batch two before (the ring holds two batches and the two frames before
+/// them, the history of temporal extractors), so the uploads of batch v
+/// overlap the compute of batch v − 1. A barrier at the start of each
+/// compute orders it after the previous batch's.
 
 #include <vulkan/vulkan.h>
 
@@ -182,14 +185,18 @@ class Context {
   bool register_host(const Picture& picture);
   void unregister_host(const Picture& picture);
   /// Starts recording a batch: frames [first_seq, first_seq + count) are
-  /// staged; records the barrier after the previous batch and their uploads.
+  /// staged; records their uploads and the start of the batch's compute.
   void begin_batch(std::uint64_t first_seq, unsigned count);
-  /// Ends and submits the batch; returns its timeline value.
+  /// Ends and submits the batch (its uploads, then its compute); returns its
+  /// timeline value.
   std::uint64_t submit_batch();
   /// Blocks until the batch with timeline value `value` has completed.
   void wait(std::uint64_t value);
 
+  /// vkQueueSubmit calls: two per batch (its uploads, its compute).
   std::uint64_t submissions() const { return submissions_; }
+  /// True when uploads run on a queue of their own (overlapping compute).
+  bool separate_upload_queue() const { return upload_queue_ != queue_; }
   std::uint64_t dispatches() const { return dispatches_; }
   std::uint64_t copies() const { return copies_; }
 
@@ -204,7 +211,8 @@ class Context {
     std::vector<Chunk> chunks;
     std::size_t bytes = 0;
   };
-  Buffer make_buffer(std::size_t bytes, bool host);
+  Buffer make_buffer(std::size_t bytes, bool host, bool both_queues);
+  void record_uploads(std::uint64_t first_seq, unsigned count);
   // A host range imported as a transfer-source buffer.
   struct Imported {
     const std::uint8_t *begin = nullptr, *end = nullptr;
@@ -226,8 +234,12 @@ class Context {
   VkPhysicalDeviceProperties props_{};
   VkPhysicalDeviceMemoryProperties memory_props_{};
   VkDevice device_ = VK_NULL_HANDLE;
-  VkQueue queue_ = VK_NULL_HANDLE;
-  std::uint32_t queue_family_ = 0;
+  VkQueue queue_ = VK_NULL_HANDLE, upload_queue_ = VK_NULL_HANDLE;
+  std::uint32_t queue_family_ = 0, upload_family_ = 0;
+  VkCommandPool upload_pool_ = VK_NULL_HANDLE;
+  VkSemaphore upload_timeline_ = VK_NULL_HANDLE;
+  std::vector<VkCommandBuffer> upload_commands_;
+  VkCommandBuffer uploading_ = VK_NULL_HANDLE;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;
   VkSemaphore timeline_ = VK_NULL_HANDLE;

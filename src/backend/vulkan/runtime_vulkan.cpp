@@ -219,11 +219,35 @@ Context::Context(int device) {
   vkGetPhysicalDeviceProperties(physical_, &props_);
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_props_);
 
-  const float priority = 1.0f;
+  // Uploads go to a queue of their own where the device has one (a
+  // transfer-only family: the DMA engines; else a second queue of the
+  // compute family), so that a batch's uploads overlap the previous batch's
+  // compute; else to the compute queue, in the same protocol.
+  std::uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> qf(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, qf.data());
+  upload_family_ = queue_family_;
+  std::uint32_t upload_index = 0;
+  for (std::uint32_t i = 0; i < families; ++i)
+    if ((qf[i].queueFlags & VK_QUEUE_TRANSFER_BIT) &&
+        !(qf[i].queueFlags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) {
+      upload_family_ = i;
+      break;
+    }
+  if (upload_family_ == queue_family_ && qf[queue_family_].queueCount >= 2) upload_index = 1;
+  const float priorities[2] = {1.0f, 1.0f};
+  std::vector<VkDeviceQueueCreateInfo> queues;
   auto queue = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   queue.queueFamilyIndex = queue_family_;
-  queue.queueCount = 1;
-  queue.pQueuePriorities = &priority;
+  queue.queueCount = upload_index + 1;
+  queue.pQueuePriorities = priorities;
+  queues.push_back(queue);
+  if (upload_family_ != queue_family_) {
+    queue.queueFamilyIndex = upload_family_;
+    queue.queueCount = 1;
+    queues.push_back(queue);
+  }
   auto f12 = vk_struct<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   f12.timelineSemaphore = VK_TRUE;
   auto features = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
@@ -255,12 +279,13 @@ Context::Context(int device) {
   }
   auto info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
   info.pNext = &features;
-  info.queueCreateInfoCount = 1;
-  info.pQueueCreateInfos = &queue;
+  info.queueCreateInfoCount = static_cast<std::uint32_t>(queues.size());
+  info.pQueueCreateInfos = queues.data();
   info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
   VQE_VK_CHECK(vkCreateDevice(physical_, &info, nullptr, &device_));
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+  vkGetDeviceQueue(device_, upload_family_, upload_index, &upload_queue_);
   if (can_import_) {
     get_host_pointer_properties_ = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
         vkGetDeviceProcAddr(device_, "vkGetMemoryHostPointerPropertiesEXT"));
@@ -271,6 +296,8 @@ Context::Context(int device) {
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = queue_family_;
   VQE_VK_CHECK(vkCreateCommandPool(device_, &pool, nullptr, &command_pool_));
+  pool.queueFamilyIndex = upload_family_;
+  VQE_VK_CHECK(vkCreateCommandPool(device_, &pool, nullptr, &upload_pool_));
 
   const VkDescriptorPoolSize sizes{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 8192};
   auto dp = vk_struct<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
@@ -285,6 +312,7 @@ Context::Context(int device) {
   auto sem = vk_struct<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
   sem.pNext = &type;
   VQE_VK_CHECK(vkCreateSemaphore(device_, &sem, nullptr, &timeline_));
+  VQE_VK_CHECK(vkCreateSemaphore(device_, &sem, nullptr, &upload_timeline_));
 }
 
 Context::~Context() {
@@ -306,6 +334,8 @@ Context::~Context() {
       vkFreeMemory(device_, c.memory, nullptr);
     }
   if (timeline_) vkDestroySemaphore(device_, timeline_, nullptr);
+  if (upload_timeline_) vkDestroySemaphore(device_, upload_timeline_, nullptr);
+  if (upload_pool_) vkDestroyCommandPool(device_, upload_pool_, nullptr);
   if (descriptor_pool_) vkDestroyDescriptorPool(device_, descriptor_pool_, nullptr);
   if (command_pool_) vkDestroyCommandPool(device_, command_pool_, nullptr);
   if (device_) vkDestroyDevice(device_, nullptr);
@@ -339,7 +369,7 @@ std::uint32_t Context::find_host_type(std::uint32_t bits) const {
   return find_memory_type(bits, kVisible, 0);
 }
 
-Buffer Context::make_buffer(std::size_t bytes, bool host) {
+Buffer Context::make_buffer(std::size_t bytes, bool host, bool both_queues) {
   Buffer b;
   b.size = std::max<std::size_t>(bytes, 4);
   auto info = vk_struct<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
@@ -347,6 +377,13 @@ Buffer Context::make_buffer(std::size_t bytes, bool host) {
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  const std::uint32_t family_list[2] = {queue_family_, upload_family_};
+  if (both_queues && upload_family_ != queue_family_) {
+    // The ring: written by the upload queue, read by the compute queue.
+    info.sharingMode = VK_SHARING_MODE_CONCURRENT;
+    info.queueFamilyIndexCount = 2;
+    info.pQueueFamilyIndices = family_list;
+  }
   VQE_VK_CHECK(vkCreateBuffer(device_, &info, nullptr, &b.buffer));
   buffers_.push_back(b.buffer);
   VkMemoryRequirements req{};
@@ -382,9 +419,9 @@ Buffer Context::make_buffer(std::size_t bytes, bool host) {
   return b;
 }
 
-Buffer Context::device_buffer(std::size_t bytes) { return make_buffer(bytes, false); }
+Buffer Context::device_buffer(std::size_t bytes) { return make_buffer(bytes, false, false); }
 Buffer Context::host_buffer(std::size_t bytes, bool zero) {
-  Buffer b = make_buffer(bytes, true);
+  Buffer b = make_buffer(bytes, true, false);
   if (zero) std::memset(b.mapped, 0, b.size);
   return b;
 }
@@ -526,19 +563,19 @@ void Context::init(const VideoFormat& format, bool chroma, unsigned batch_frames
     }
   L.slot_words = words;
   const std::size_t slot_bytes = static_cast<std::size_t>(words) * 4;
-  // Ring: the batch plus the two frames before it; it must fit one
-  // storage-buffer binding.
+  // Ring: two batches (one computing, the next uploading) plus the two
+  // frames before them; it must fit one storage-buffer binding.
   const std::size_t max_range = props_.limits.maxStorageBufferRange;
   const std::size_t fit = max_range / std::max<std::size_t>(slot_bytes, 1);
-  if (fit < 3)
+  if (fit < 4)
     throw Error(fmt::format(
         "Vulkan: a {}x{} {}-bit frame pair ({} MiB) is too large for this device's storage "
-        "buffers ({} MiB at most, 3 pairs needed)",
+        "buffers ({} MiB at most, 4 pairs needed)",
         format.width, format.height, format.bit_depth, slot_bytes >> 20, max_range >> 20));
-  batch_frames_ = std::clamp<unsigned>(batch_frames, 1, static_cast<unsigned>(fit - 2));
-  slots_ = batch_frames_ + 2;
+  batch_frames_ = std::clamp<unsigned>(batch_frames, 1, static_cast<unsigned>((fit - 2) / 2));
+  slots_ = 2 * batch_frames_ + 2;
   result_slots_ = 2 * batch_frames_;
-  ring_ = device_buffer(slot_bytes * slots_);
+  ring_ = make_buffer(slot_bytes * slots_, false, true);
   staging_ = host_buffer(slot_bytes * result_slots_, false);
   sources_.assign(result_slots_, {});
   commands_.assign(result_slots_, VK_NULL_HANDLE);
@@ -548,6 +585,9 @@ void Context::init(const VideoFormat& format, bool chroma, unsigned batch_frames
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   ai.commandBufferCount = result_slots_;
   VQE_VK_CHECK(vkAllocateCommandBuffers(device_, &ai, commands_.data()));
+  upload_commands_.assign(result_slots_, VK_NULL_HANDLE);
+  ai.commandPool = upload_pool_;
+  VQE_VK_CHECK(vkAllocateCommandBuffers(device_, &ai, upload_commands_.data()));
 }
 
 const Context::Imported* Context::imported(const Plane& plane) const {
@@ -612,7 +652,7 @@ bool Context::register_host(const Picture& picture) {
 
 void Context::unregister_host(const Picture& picture) {
   // Uploads in flight may read the planes.
-  VQE_VK_CHECK(vkQueueWaitIdle(queue_));
+  VQE_VK_CHECK(vkDeviceWaitIdle(device_));
   for (int p = 0; p < picture.num_planes(); ++p) {
     const Plane& pl = picture.plane(p);
     for (std::size_t i = 0; i < imported_.size(); ++i)
@@ -659,21 +699,28 @@ Push Context::push_for(const Run& run) const {
 
 void Context::begin_batch(std::uint64_t first_seq, unsigned count) {
   const std::size_t i = static_cast<std::size_t>(batches_ % commands_.size());
-  if (command_value_[i]) wait(command_value_[i]);
-  recording_ = commands_[i];
-  VQE_VK_CHECK(vkResetCommandBuffer(recording_, 0));
+  if (command_value_[i]) wait(command_value_[i]);  // its uploads completed before it
   auto bi = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  // The batch's uploads, for the upload queue (submit_batch orders them).
+  uploading_ = upload_commands_[i];
+  VQE_VK_CHECK(vkResetCommandBuffer(uploading_, 0));
+  VQE_VK_CHECK(vkBeginCommandBuffer(uploading_, &bi));
+  record_uploads(first_seq, count);
+  VQE_VK_CHECK(vkEndCommandBuffer(uploading_));
+  // The batch's compute, after the previous batch's (extractors reuse
+  // their scratch from batch to batch).
+  recording_ = commands_[i];
+  VQE_VK_CHECK(vkResetCommandBuffer(recording_, 0));
   VQE_VK_CHECK(vkBeginCommandBuffer(recording_, &bi));
-  // Earlier batches' shaders are done with the ring slots this one
-  // overwrites.
   auto mb = vk_struct<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
   mb.srcAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  mb.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT |
-                     VK_ACCESS_SHADER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
   vkCmdPipelineBarrier(recording_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-                       &mb, 0, nullptr, 0, nullptr);
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+void Context::record_uploads(std::uint64_t first_seq, unsigned count) {
   // Staged planes: one region per frame when none of its planes is
   // imported, else one per staged plane; imported planes: one region per
   // plane (equal row pitch) or per row, straight from the picture.
@@ -710,20 +757,16 @@ void Context::begin_batch(std::uint64_t first_seq, unsigned count) {
         else
           for (VkDeviceSize y = 0; y < rows; ++y)
             own.push_back({ps.offset + y * ps.stride, to + plane_at + y * pitch, row_bytes});
-        vkCmdCopyBuffer(recording_, ps.buffer, ring_.buffer, static_cast<std::uint32_t>(own.size()),
+        vkCmdCopyBuffer(uploading_, ps.buffer, ring_.buffer, static_cast<std::uint32_t>(own.size()),
                         own.data());
         ++copies_;
       }
   }
   if (!regions.empty()) {
-    vkCmdCopyBuffer(recording_, staging_.buffer, ring_.buffer,
+    vkCmdCopyBuffer(uploading_, staging_.buffer, ring_.buffer,
                     static_cast<std::uint32_t>(regions.size()), regions.data());
     ++copies_;
   }
-  mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
-  vkCmdPipelineBarrier(recording_, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
 void Context::dispatch(const Pipeline& p, VkDescriptorSet set, const Push& push, std::uint32_t gx,
@@ -753,11 +796,38 @@ std::uint64_t Context::submit_batch() {
                        VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
   VQE_VK_CHECK(vkEndCommandBuffer(recording_));
   const std::uint64_t value = ++batches_;
+  // Uploads of batch v overwrite ring slots that batches up to v − 2 read
+  // (the ring holds two batches and the two frames before them): they wait
+  // for the compute of batch v − 2, then signal the upload timeline.
+  const std::uint64_t upload_wait = value > 2 ? value - 2 : 0;
+  const VkPipelineStageFlags transfer_stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  auto uts = vk_struct<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+  uts.waitSemaphoreValueCount = 1;
+  uts.pWaitSemaphoreValues = &upload_wait;
+  uts.signalSemaphoreValueCount = 1;
+  uts.pSignalSemaphoreValues = &value;
+  auto usi = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  usi.pNext = &uts;
+  usi.waitSemaphoreCount = 1;
+  usi.pWaitSemaphores = &timeline_;
+  usi.pWaitDstStageMask = &transfer_stage;
+  usi.commandBufferCount = 1;
+  usi.pCommandBuffers = &uploading_;
+  usi.signalSemaphoreCount = 1;
+  usi.pSignalSemaphores = &upload_timeline_;
+  VQE_VK_CHECK(vkQueueSubmit(upload_queue_, 1, &usi, VK_NULL_HANDLE));
+  // The compute waits for its uploads and signals the compute timeline.
+  const VkPipelineStageFlags compute_stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   auto ts = vk_struct<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+  ts.waitSemaphoreValueCount = 1;
+  ts.pWaitSemaphoreValues = &value;
   ts.signalSemaphoreValueCount = 1;
   ts.pSignalSemaphoreValues = &value;
   auto si = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
   si.pNext = &ts;
+  si.waitSemaphoreCount = 1;
+  si.pWaitSemaphores = &upload_timeline_;
+  si.pWaitDstStageMask = &compute_stage;
   si.commandBufferCount = 1;
   si.pCommandBuffers = &recording_;
   si.signalSemaphoreCount = 1;
@@ -765,7 +835,8 @@ std::uint64_t Context::submit_batch() {
   VQE_VK_CHECK(vkQueueSubmit(queue_, 1, &si, VK_NULL_HANDLE));
   command_value_[static_cast<std::size_t>((value - 1) % commands_.size())] = value;
   recording_ = VK_NULL_HANDLE;
-  ++submissions_;
+  uploading_ = VK_NULL_HANDLE;
+  submissions_ += 2;
   return value;
 }
 
