@@ -36,8 +36,8 @@ vqe::FeatureRequest parse_feature(const std::string& text) {
 std::string list_extractors() {
   std::string out;
   for (const vqe::ExtractorDescription& e : vqe::list_extractors()) {
-    out += fmt::format("  {}{}{}{}\n", e.name, e.cuda || e.vulkan ? "  (cpu" : "",
-                       e.cuda ? ", cuda" : "", e.cuda || e.vulkan ? (e.vulkan ? ", vulkan)" : ")") : "");
+    const std::string gpus = std::string(e.cuda ? ", cuda" : "") + (e.vulkan ? ", vulkan" : "");
+    out += fmt::format("  {}{}\n", e.name, gpus.empty() ? "" : "  (cpu" + gpus + ")");
     for (const vqe::OptionSpec& o : e.options)
       out += fmt::format("      {}{}  {}\n", o.name, o.alias.empty() ? "" : " (" + o.alias + ")",
                          o.help);
