@@ -213,6 +213,11 @@ class Context {
   };
   Buffer make_buffer(std::size_t bytes, bool host, bool both_queues);
   void record_uploads(std::uint64_t first_seq, unsigned count);
+  // Submits `cmd` to `queue`, waiting for timeline `wait_on` >= wait_value
+  // at `wait_stage` and signalling `signal` = signal_value.
+  void submit_with_timelines(VkQueue queue, VkCommandBuffer cmd, VkSemaphore wait_on,
+                             std::uint64_t wait_value, VkPipelineStageFlags wait_stage,
+                             VkSemaphore signal, std::uint64_t signal_value);
   // A host range imported as a transfer-source buffer.
   struct Imported {
     const std::uint8_t *begin = nullptr, *end = nullptr;

@@ -788,6 +788,26 @@ void Context::barrier() {
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
+void Context::submit_with_timelines(VkQueue queue, VkCommandBuffer cmd, VkSemaphore wait_on,
+                                    std::uint64_t wait_value, VkPipelineStageFlags wait_stage,
+                                    VkSemaphore signal, std::uint64_t signal_value) {
+  auto ts = vk_struct<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
+  ts.waitSemaphoreValueCount = 1;
+  ts.pWaitSemaphoreValues = &wait_value;
+  ts.signalSemaphoreValueCount = 1;
+  ts.pSignalSemaphoreValues = &signal_value;
+  auto si = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  si.pNext = &ts;
+  si.waitSemaphoreCount = 1;
+  si.pWaitSemaphores = &wait_on;
+  si.pWaitDstStageMask = &wait_stage;
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd;
+  si.signalSemaphoreCount = 1;
+  si.pSignalSemaphores = &signal;
+  VQE_VK_CHECK(vkQueueSubmit(queue, 1, &si, VK_NULL_HANDLE));
+}
+
 std::uint64_t Context::submit_batch() {
   auto mb = vk_struct<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
@@ -800,39 +820,11 @@ std::uint64_t Context::submit_batch() {
   // (the ring holds two batches and the two frames before them): they wait
   // for the compute of batch v − 2, then signal the upload timeline.
   const std::uint64_t upload_wait = value > 2 ? value - 2 : 0;
-  const VkPipelineStageFlags transfer_stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
-  auto uts = vk_struct<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
-  uts.waitSemaphoreValueCount = 1;
-  uts.pWaitSemaphoreValues = &upload_wait;
-  uts.signalSemaphoreValueCount = 1;
-  uts.pSignalSemaphoreValues = &value;
-  auto usi = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-  usi.pNext = &uts;
-  usi.waitSemaphoreCount = 1;
-  usi.pWaitSemaphores = &timeline_;
-  usi.pWaitDstStageMask = &transfer_stage;
-  usi.commandBufferCount = 1;
-  usi.pCommandBuffers = &uploading_;
-  usi.signalSemaphoreCount = 1;
-  usi.pSignalSemaphores = &upload_timeline_;
-  VQE_VK_CHECK(vkQueueSubmit(upload_queue_, 1, &usi, VK_NULL_HANDLE));
+  submit_with_timelines(upload_queue_, uploading_, timeline_, upload_wait,
+                        VK_PIPELINE_STAGE_TRANSFER_BIT, upload_timeline_, value);
   // The compute waits for its uploads and signals the compute timeline.
-  const VkPipelineStageFlags compute_stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-  auto ts = vk_struct<VkTimelineSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
-  ts.waitSemaphoreValueCount = 1;
-  ts.pWaitSemaphoreValues = &value;
-  ts.signalSemaphoreValueCount = 1;
-  ts.pSignalSemaphoreValues = &value;
-  auto si = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-  si.pNext = &ts;
-  si.waitSemaphoreCount = 1;
-  si.pWaitSemaphores = &upload_timeline_;
-  si.pWaitDstStageMask = &compute_stage;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &recording_;
-  si.signalSemaphoreCount = 1;
-  si.pSignalSemaphores = &timeline_;
-  VQE_VK_CHECK(vkQueueSubmit(queue_, 1, &si, VK_NULL_HANDLE));
+  submit_with_timelines(queue_, recording_, upload_timeline_, value,
+                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, timeline_, value);
   command_value_[static_cast<std::size_t>((value - 1) % commands_.size())] = value;
   recording_ = VK_NULL_HANDLE;
   uploading_ = VK_NULL_HANDLE;
