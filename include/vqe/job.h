@@ -78,14 +78,18 @@ struct JobConfig {
   std::function<void(const std::string&)> on_warning;
 
   /// Where extractors run. kCpu: all on the CPU. kCuda: every requested
-  /// extractor with a CUDA implementation runs on GPU `gpu`, the others on
-  /// the CPU in the same job (results identical either way; the job throws
-  /// vqe::Error when the build has no CUDA backend or the device does not
-  /// exist). kAuto: kCuda when a CUDA device is present, else kCpu (said
-  /// through on_note).
-  enum class Backend { kCpu, kCuda, kAuto };
+  /// extractor with a CUDA implementation runs on CUDA device `gpu`, the
+  /// others on the CPU in the same job. kVulkan: likewise with the Vulkan
+  /// implementations on Vulkan device `gpu` (any vendor's driver, or Mesa's
+  /// software lavapipe). Results are identical on every backend; the job
+  /// throws vqe::Error when the build lacks the backend or the device does
+  /// not exist. kAuto: CUDA when a CUDA device `gpu` is present, else Vulkan
+  /// when a Vulkan device `gpu` is, else the CPU (said through on_note).
+  enum class Backend { kCpu, kCuda, kAuto, kVulkan };
   Backend backend = Backend::kCpu;
-  /// CUDA device index for kCuda/kAuto (0-based, as --gpu).
+  /// Device index for kCuda, kVulkan and kAuto (0-based, as --gpu), among
+  /// the backend's devices (CUDA devices, or Vulkan physical devices in the
+  /// loader's order).
   int gpu = 0;
   /// Highest CPU instruction-set level this job's kernels use (--cpu-level,
   /// --cpumask); the best this CPU has by default. Must be an available

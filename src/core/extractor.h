@@ -110,14 +110,19 @@ class FeatureExtractor {
 namespace cuda {
 class CudaExtractor;  // backend/cuda/cuda_extractor.cuh (CUDA builds only)
 }  // namespace cuda
+namespace vulkan {
+class VulkanExtractor;  // backend/vulkan/vulkan_extractor.h (Vulkan builds only)
+}  // namespace vulkan
 
 /// Builds the CUDA compute of an extractor for options already validated
 /// against its ExtractorInfo::options (so emitted names are the CPU's).
 using CudaFactory = std::unique_ptr<cuda::CudaExtractor> (*)(const ParsedOptions& options);
+/// Builds the Vulkan compute of an extractor, likewise.
+using VulkanFactory = std::unique_ptr<vulkan::VulkanExtractor> (*)(const ParsedOptions& options);
 
 /// One extractor, as libvmaf's VmafFeatureExtractor record: its name,
 /// options and provided features, and its compute per backend (CPU always;
-/// CUDA where the metric has kernels). The metric's folder defines it; the
+/// CUDA and Vulkan where the metric has kernels). The metric's folder defines it; the
 /// explicit list in core/extractor_list.cpp names every extractor.
 struct ExtractorInfo {
   std::string name;                         ///< e.g. "psnr", "vif", "float_ssim"
@@ -129,6 +134,9 @@ struct ExtractorInfo {
   /// The CUDA compute, or nullptr when the metric has no CUDA kernels or
   /// the build has no CUDA backend (use VQE_CUDA_TWIN).
   CudaFactory make_cuda = nullptr;
+  /// The Vulkan compute, or nullptr when the metric has no Vulkan kernels
+  /// or the build has no Vulkan backend (use VQE_VULKAN_TWIN).
+  VulkanFactory make_vulkan = nullptr;
 };
 
 /// `factory` in builds with the CUDA backend, nullptr otherwise (so that a
@@ -137,6 +145,13 @@ struct ExtractorInfo {
 #define VQE_CUDA_TWIN(factory) (factory)
 #else
 #define VQE_CUDA_TWIN(factory) nullptr
+#endif
+
+/// `factory` in builds with the Vulkan backend, nullptr otherwise.
+#if defined(VQE_HAVE_VULKAN)
+#define VQE_VULKAN_TWIN(factory) (factory)
+#else
+#define VQE_VULKAN_TWIN(factory) nullptr
 #endif
 
 /// Every extractor of this build, in the order of the explicit list

@@ -155,6 +155,7 @@ int vqe_job_open(VqeJob** job, const VqeConfig* config) {
       case VQE_BACKEND_CPU: j->config.backend = vqe::JobConfig::Backend::kCpu; break;
       case VQE_BACKEND_CUDA: j->config.backend = vqe::JobConfig::Backend::kCuda; break;
       case VQE_BACKEND_AUTO: j->config.backend = vqe::JobConfig::Backend::kAuto; break;
+      case VQE_BACKEND_VULKAN: j->config.backend = vqe::JobConfig::Backend::kVulkan; break;
       default:
         return fail(VQE_ERROR_INVALID_ARGUMENT,
                     fmt::format("vqe_job_open: unknown backend {}", c.backend));

@@ -28,6 +28,8 @@
 
 #include "backend/cuda/backend.h"
 #include "backend/cuda/device.h"
+#include "backend/vulkan/backend.h"
+#include "backend/vulkan/device.h"
 #include "core/extractor.h"
 #include "core/work_scheduler.h"
 #include "vqe/error.h"
@@ -140,7 +142,7 @@ class JobState {
   VideoFormat format_{};
   FeatureCollector out_;
   std::vector<std::string> gpu_extractors_;
-  std::unique_ptr<cuda::GpuJob> gpu_;
+  std::unique_ptr<GpuJob> gpu_;
   std::vector<std::unique_ptr<FeatureExtractor>> extractors_;  // CPU, request order
   // temporal_: serial temporal extractors (strand only); pairwise_: split
   // temporal extractors (their emit_ordered on the strand, extract_pair in
@@ -262,28 +264,56 @@ void JobState::build_requests() {
 }
 
 // The job's GPU part for the configured backend, or null when everything
-// runs on the CPU.
-std::unique_ptr<cuda::GpuJob> make_gpu_job_for(const JobConfig& config, unsigned subsample) {
-  if (config.backend == JobConfig::Backend::kCpu) return nullptr;
-  const int devices = cuda::device_count();
-  if (config.backend == JobConfig::Backend::kCuda) {
+// runs on the CPU. kAuto tries CUDA, then Vulkan, then the CPU, and says which.
+std::unique_ptr<GpuJob> make_gpu_job_for(const JobConfig& config, unsigned subsample) {
+  using B = JobConfig::Backend;
+  if (config.backend == B::kCpu) return nullptr;
+  const auto note = [&](const std::string& text) {
+    if (config.on_note) config.on_note(text);
+  };
+  if (config.backend == B::kCuda) {
+    const int devices = cuda::device_count();
     if (!cuda::compiled_in()) throw Error("--backend cuda: this build has no CUDA backend");
     if (devices == 0) throw Error("--backend cuda: no CUDA device found");
     if (config.gpu < 0 || config.gpu >= devices)
       throw Error(fmt::format("--gpu {}: no such CUDA device ({} found)", config.gpu, devices));
-  } else if (devices == 0 || config.gpu < 0 || config.gpu >= devices) {
-    if (config.on_note)
-      config.on_note(!cuda::compiled_in()
-                         ? "backend auto: this build has no CUDA backend, using the CPU"
-                     : devices == 0
-                         ? "backend auto: no CUDA device found, using the CPU"
-                         : fmt::format("backend auto: no CUDA device {} ({} found), using the CPU",
-                                       config.gpu, devices));
-    return nullptr;
+  } else if (config.backend == B::kVulkan) {
+    const int devices = vulkan::device_count();
+    if (!vulkan::compiled_in()) throw Error("--backend vulkan: this build has no Vulkan backend");
+    if (devices == 0)
+      throw Error("--backend vulkan: no Vulkan device found (" + vulkan::why_no_device() + ")");
+    if (config.gpu < 0 || config.gpu >= devices)
+      throw Error(fmt::format("--gpu {}: no such Vulkan device ({} found)", config.gpu, devices));
+  } else {
+    const int cuda_devices = cuda::device_count();
+    if (config.gpu >= 0 && config.gpu < cuda_devices) {
+      note(fmt::format("backend auto: using CUDA device {}", config.gpu));
+    } else {
+      const std::string why_not_cuda =
+          !cuda::compiled_in() ? "this build has no CUDA backend"
+          : cuda_devices == 0  ? "no CUDA device found"
+                               : fmt::format("no CUDA device {} ({} found)", config.gpu, cuda_devices);
+      const int vk_devices = vulkan::device_count();
+      if (config.gpu >= 0 && config.gpu < vk_devices) {
+        note(fmt::format("backend auto: {}, using Vulkan device {}", why_not_cuda, config.gpu));
+        note(fmt::format("backend vulkan: device {}: {}", config.gpu,
+                         vulkan::describe_device(config.gpu)));
+        return vulkan::make_vulkan_job(config.gpu, subsample);
+      }
+      const std::string why_not_vulkan =
+          !vulkan::compiled_in() ? "this build has no Vulkan backend"
+          : vk_devices == 0      ? "no Vulkan device found"
+                            : fmt::format("no Vulkan device {} ({} found)", config.gpu, vk_devices);
+      note(fmt::format("backend auto: {}; {}; using the CPU", why_not_cuda, why_not_vulkan));
+      return nullptr;
+    }
   }
-  if (config.on_note)
-    config.on_note(fmt::format("backend cuda: device {}: {}", config.gpu,
-                               cuda::describe_device(config.gpu)));
+  if (config.backend == B::kVulkan) {
+    note(fmt::format("backend vulkan: device {}: {}", config.gpu,
+                     vulkan::describe_device(config.gpu)));
+    return vulkan::make_vulkan_job(config.gpu, subsample);
+  }
+  note(fmt::format("backend cuda: device {}: {}", config.gpu, cuda::describe_device(config.gpu)));
   return cuda::make_gpu_job(config.gpu, subsample);
 }
 
@@ -308,15 +338,17 @@ void JobState::start(const VideoFormat& format) {
   };
   std::vector<Built> built;
   for (const Request& r : requests_) {
-    if (gpu_ && r.info->make_cuda) {
+    if (gpu_ && gpu_->implements(*r.info)) {
       built.push_back({nullptr, gpu_->add(r.info->name, r.options)});
       gpu_extractors_.push_back(r.info->name);
-      if (config_.on_note) config_.on_note(fmt::format("{}: runs on the GPU", r.info->name));
+      if (config_.on_note)
+        config_.on_note(fmt::format("{}: runs on the GPU ({})", r.info->name, gpu_->backend_name()));
     } else {
       extractors_.push_back(make_extractor(r.info->name, r.options, config_.cpu_level));
       built.push_back({extractors_.back().get(), 0});
       if (gpu_ && config_.on_note)
-        config_.on_note(fmt::format("{}: no CUDA implementation, runs on the CPU", r.info->name));
+        config_.on_note(fmt::format("{}: no {} implementation, runs on the CPU", r.info->name,
+                                    gpu_->backend_name()));
     }
   }
   // Every extractor before the first frame, so that a refusal (frame too
@@ -371,7 +403,7 @@ void JobState::start(const VideoFormat& format) {
     s.pair_values.resize(pairwise_.size());
     free_.push_back(&s);
   }
-  if (gpu_) {
+  if (gpu_ && gpu_->streams_from_registered()) {
     // Page-locked: the GPU uploads straight from the slots (no staging copy).
     std::vector<const Picture*> pictures;
     for (const FrameSlot& s : slots_) pictures.insert(pictures.end(), {&s.reference, &s.distorted});

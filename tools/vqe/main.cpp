@@ -37,7 +37,8 @@ vqe::FeatureRequest parse_feature(const std::string& text) {
 std::string list_extractors() {
   std::string out;
   for (const vqe::ExtractorDescription& e : vqe::list_extractors()) {
-    out += fmt::format("  {}{}\n", e.name, e.cuda ? "  (cpu, cuda)" : "");
+    const std::string gpus = std::string(e.cuda ? ", cuda" : "") + (e.vulkan ? ", vulkan" : "");
+    out += fmt::format("  {}{}\n", e.name, gpus.empty() ? "" : "  (cpu" + gpus + ")");
     for (const vqe::OptionSpec& o : e.options)
       out += fmt::format("      {}{}  {}\n", o.name, o.alias.empty() ? "" : " (" + o.alias + ")",
                          o.help);
@@ -127,9 +128,10 @@ int main(int argc, char** argv) {
                  "Highest CPU instruction set to use: scalar, sse4, avx2 or avx512 (x86); "
                  "scalar or neon (Arm) (default: best)")
       ->check(CLI::IsMember({"scalar", "sse4", "avx2", "avx512", "neon"}));
-  app.add_option("--backend", backend, "cpu, cuda or auto")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  app.add_option("--gpu", gpu, "CUDA device index")->check(CLI::Range(0, 255));
+  app.add_option("--backend", backend, "cpu, cuda, vulkan or auto (CUDA, else Vulkan, else CPU)")
+      ->check(CLI::IsMember({"cpu", "cuda", "vulkan", "auto"}));
+  app.add_option("--gpu", gpu, "GPU index among the backend's devices (CUDA or Vulkan)")
+      ->check(CLI::Range(0, 255));
   app.add_flag("-q,--quiet", quiet, "No progress line");
   app.add_flag("-n,--no_prediction", no_prediction, "Extract features only, no VMAF model");
   app.add_flag("--verbose", verbose, "Print what is computed where");
@@ -165,12 +167,13 @@ int main(int argc, char** argv) {
     const vqe::simd::Level level = select_cpu_level(cpu_level, cpumask);
     // --backend/--gpu: the pipeline checks the device and says what runs where.
     if (gpu != 0 && backend == "cpu")
-      throw vqe::Error("--gpu needs --backend cuda or --backend auto");
+      throw vqe::Error("--gpu needs --backend cuda, vulkan or auto");
 
     vqe::JobConfig config;
-    config.backend = backend == "cuda"   ? vqe::JobConfig::Backend::kCuda
-                     : backend == "auto" ? vqe::JobConfig::Backend::kAuto
-                                         : vqe::JobConfig::Backend::kCpu;
+    config.backend = backend == "cuda"     ? vqe::JobConfig::Backend::kCuda
+                     : backend == "vulkan" ? vqe::JobConfig::Backend::kVulkan
+                     : backend == "auto"   ? vqe::JobConfig::Backend::kAuto
+                                           : vqe::JobConfig::Backend::kCpu;
     config.gpu = gpu;
     config.cpu_level = level;
     // Backend fallbacks are always said; where each extractor runs only with --verbose.

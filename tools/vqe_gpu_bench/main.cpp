@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // GPU throughput benchmark (run by `scripts/bench --gpu`; method in
-// docs/benchmarks.md).
+// docs/benchmarks.md), for the CUDA backend (default) or the Vulkan one
+// (--backend vulkan: frames always pass through the job's host-visible
+// staging, so the "frames on device" column is empty; the table gives
+// submissions and dispatches per frame instead of per-kernel times).
 //
 // Inputs are made in memory from one real frame pair: the first frame of a
 // 1080p reference and of its real encode. Each benchmark frame is that pair
@@ -25,12 +28,15 @@
 #include <thread>
 #include <vector>
 
+#if defined(VQE_HAVE_CUDA)
 #include <cuda_runtime.h>
+#endif
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "backend/cuda/backend.h"
 #include "bench_frames/bench_frames.h"
+#include "backend/vulkan/backend.h"
 #include "io/video_reader.h"
 #include "vqe/error.h"
 #include "core/extractor.h"
@@ -44,6 +50,8 @@ struct Args {
   std::string reference, distorted, json;
   double seconds = 2.0;
   int device = 0;
+  std::string backend = "cuda";  // or "vulkan"
+  unsigned batch = 16;            // Vulkan: frames per submission
   unsigned frames_1080p = 240, frames_2160p = 120;
 };
 
@@ -76,10 +84,25 @@ struct Measurement {
   unsigned frames = 0;
   std::size_t device_bytes = 0, pinned_bytes = 0;
   double first_score = 0;
+  vqe::vulkan::JobStats vulkan;  // Vulkan only
 };
 
+bool is_vulkan(const Args& args) { return args.backend == "vulkan"; }
+
+std::unique_ptr<vqe::GpuJob> make_job(const Args& args) {
+  if (!is_vulkan(args)) return vqe::cuda::make_gpu_job(args.device, 1);
+  auto job = vqe::vulkan::make_vulkan_job(args.device, 1);
+  vqe::vulkan::bench_hooks(*job).set_batch_frames(args.batch);
+  return job;
+}
+
+bool has_extractor(const Args& args, const std::string& name) {
+  return is_vulkan(args) ? vqe::vulkan::has_vulkan_extractor(name)
+                         : vqe::cuda::has_cuda_extractor(name);
+}
+
 Measurement run(const Workload& w, const FrameSet& set, const Args& args, bool upload) {
-  auto job = vqe::cuda::make_gpu_job(args.device, 1);
+  auto job = make_job(args);
   for (const auto& [name, opts] : w.extractors) job->add(name, opts);
   job->init(set.ref.front().format());
   std::vector<std::string> model_inputs;
@@ -134,6 +157,7 @@ Measurement run(const Workload& w, const FrameSet& set, const Args& args, bool u
   m.fps = done / m.seconds;
   m.device_bytes = job->device_peak_bytes();
   m.pinned_bytes = job->pinned_host_bytes();
+  if (is_vulkan(args)) m.vulkan = vqe::vulkan::bench_hooks(*job).stats();
   if (upload)
     for (unsigned i = 0; i < n; ++i) {
       job->unregister_host(set.ref[i]);
@@ -165,8 +189,13 @@ std::vector<std::pair<std::string, double>> kernel_times(const Workload& w, cons
   return times;
 }
 
-// Host-to-device bandwidth from pinned memory, GB/s (best of several 256 MiB copies).
+// Host-to-device bandwidth from pinned memory, GB/s (best of several 256 MiB
+// copies); 0 in builds without CUDA.
 double measure_h2d(int device) {
+#if !defined(VQE_HAVE_CUDA)
+  (void)device;
+  return 0;
+#else
   const std::size_t bytes = 256u << 20;
   cudaSetDevice(device);
   void *host = nullptr, *dev = nullptr;
@@ -184,6 +213,7 @@ double measure_h2d(int device) {
   cudaFree(dev);
   cudaFreeHost(host);
   return best;
+#endif
 }
 
 double peak_rss_mib() {
@@ -204,7 +234,7 @@ int main_impl(const Args& args) {
                           args.frames_2160p));
   std::cerr << fmt::format("vqe_gpu_bench: made the frame sets in {:.1f} s\n",
                            std::chrono::duration<double>(Clock::now() - t0).count());
-  const double h2d = measure_h2d(args.device);
+  const double h2d = is_vulkan(args) ? 0.0 : measure_h2d(args.device);
   const vqe::Model vmaf = vqe::Model::builtin("vmaf_v0.6.1");
   std::vector<Workload> workloads = {
       {"VMAF v0.6.1", {{"adm", {}}, {"motion", {}}, {"vif", {}}}, &vmaf},
@@ -212,50 +242,67 @@ int main_impl(const Args& args) {
       {"SSIM", {{"float_ssim", {}}}, nullptr},
       {"MS-SSIM", {{"float_ms_ssim", {}}}, nullptr},
   };
-  auto job_probe = vqe::cuda::make_gpu_job(args.device, 1);
+  auto job_probe = make_job(args);
   const std::string device = job_probe->device_name();
   job_probe.reset();
-  fmt::print("# vqe_gpu_bench on {}\n", device);
-  fmt::print("host-to-device bandwidth (pinned, 256 MiB copies, best of 8): {:.1f} GB/s\n\n", h2d);
+  fmt::print("# vqe_gpu_bench --backend {} on {}\n", args.backend, device);
+  if (h2d > 0)
+    fmt::print("host-to-device bandwidth (pinned, 256 MiB copies, best of 8): {:.1f} GB/s\n\n", h2d);
   fmt::print("| workload | input | frames timed | fps, host RAM + upload | upload-bound fps "
              "| fraction of bound | fps, frames on device | device MiB | pinned MiB |\n");
   fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   nlohmann::json rows = nlohmann::json::array();
   for (const Workload& w : workloads) {
-    bool all_cuda = true;
-    for (const auto& e : w.extractors) all_cuda = all_cuda && vqe::cuda::has_cuda_extractor(e.first);
+    bool all_gpu = true;
+    for (const auto& e : w.extractors) all_gpu = all_gpu && has_extractor(args, e.first);
     for (const FrameSet& set : sets) {
-      if (!all_cuda) {
-        fmt::print("| {} | {} | — | no CUDA kernel yet | | | | | |\n", w.name, set.name);
+      if (!all_gpu) {
+        fmt::print("| {} | {} | — | no {} kernel yet | | | | | |\n", w.name, set.name, args.backend);
         continue;
       }
       Measurement host, resident;
       try {
         host = run(w, set, args, true);
-        resident = run(w, set, args, false);
+        if (!is_vulkan(args)) resident = run(w, set, args, false);
       } catch (const std::exception& e) {
         fmt::print("| {} | {} | failed: {} | | | | | | |\n", w.name, set.name, e.what());
         std::fflush(stdout);
         continue;
       }
       const double bound = h2d * 1e9 / static_cast<double>(set.pair_bytes(w.chroma));
-      fmt::print("| {} | {} | {} | {:.0f} | {:.0f} | {:.2f} | {:.0f} | {:.0f} | {:.0f} |\n", w.name,
-                 set.name, host.frames, host.fps, bound, host.fps / bound, resident.fps,
+      fmt::print("| {} | {} | {} | {:.0f} | {} | {} | {} | {:.0f} | {:.0f} |\n", w.name,
+                 set.name, host.frames, host.fps, h2d > 0 ? fmt::format("{:.0f}", bound) : "—",
+                 h2d > 0 ? fmt::format("{:.2f}", host.fps / bound) : "—",
+                 is_vulkan(args) ? "—" : fmt::format("{:.0f}", resident.fps),
                  host.device_bytes / 1048576.0, host.pinned_bytes / 1048576.0);
       std::string timing;
-      try {
-        for (const auto& [name, us] : kernel_times(w, set, args))
-          timing += fmt::format("{}{} {:.0f} us", timing.empty() ? "" : ", ", name, us);
-      } catch (const std::exception& e) {
-        timing = std::string("timing failed: ") + e.what();
+      if (is_vulkan(args)) {
+        const auto& st = host.vulkan;
+        const double frames = std::max<double>(1.0, static_cast<double>(st.frames));
+        timing = fmt::format(
+            "{} frames per batch (uploads {}); per frame: {:.3f} submissions, {:.2f} dispatches, "
+            "{:.3f} copy commands",
+            st.batch_frames, st.upload_queue ? "on their own queue" : "on the compute queue",
+            st.submissions / frames, st.dispatches / frames, st.copies / frames);
+        fmt::print("|   Vulkan work per frame | {} | {} | | | | | | |\n", set.name, timing);
+      } else {
+        try {
+          for (const auto& [name, us] : kernel_times(w, set, args))
+            timing += fmt::format("{}{} {:.0f} us", timing.empty() ? "" : ", ", name, us);
+        } catch (const std::exception& e) {
+          timing = std::string("timing failed: ") + e.what();
+        }
+        fmt::print("|   GPU time per frame (one stream) | {} | {} | | | | | | |\n", set.name, timing);
       }
-      fmt::print("|   GPU time per frame (one stream) | {} | {} | | | | | | |\n", set.name, timing);
       std::fflush(stdout);
       rows.push_back({{"workload", w.name}, {"input", set.name}, {"frames", host.frames},
                       {"seconds", host.seconds}, {"fps_upload", host.fps},
                       {"fps_resident", resident.fps}, {"upload_bound_fps", bound},
                       {"device_bytes", host.device_bytes}, {"pinned_bytes", host.pinned_bytes},
-                      {"first_vmaf", host.first_score}});
+                      {"first_vmaf", host.first_score}, {"backend", args.backend},
+                      {"submissions", host.vulkan.submissions},
+                      {"dispatches", host.vulkan.dispatches},
+                      {"vulkan_frames", host.vulkan.frames}});
     }
   }
   fmt::print("\npeak host RSS: {:.0f} MiB (includes the in-memory frame sets)\n", peak_rss_mib());
@@ -283,11 +330,19 @@ int main(int argc, char** argv) {
       else if (a == "--json") args.json = value();
       else if (a == "--seconds") args.seconds = std::stod(value());
       else if (a == "--device") args.device = std::stoi(value());
+      else if (a == "--batch") args.batch = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--backend") {
+        args.backend = value();
+        if (args.backend != "cuda" && args.backend != "vulkan")
+          throw vqe::Error("--backend must be cuda or vulkan");
+      }
       else if (a == "--frames-1080p") args.frames_1080p = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--frames-2160p") args.frames_2160p = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--help") {
         std::cout << "vqe_gpu_bench --reference REF_1080p8.y4m --distorted DIST.y4m [--json FILE]\n"
-                     "  [--seconds 2] [--device 0] [--frames-1080p 240] [--frames-2160p 120]\n";
+                     "  [--seconds 2] [--device 0] [--backend cuda|vulkan] [--batch 16 (Vulkan)]\n"
+                     "  [--frames-1080p 240]\n"
+                     "  [--frames-2160p 120]\n";
         return 0;
       } else throw vqe::Error("unknown argument " + a);
     } catch (const std::exception& e) {

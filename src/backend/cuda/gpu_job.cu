@@ -305,6 +305,9 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
     extractors_.clear();
   }
 
+  const char* backend_name() const override { return "cuda"; }
+  bool implements(const ExtractorInfo& info) const override { return info.make_cuda != nullptr; }
+
   std::size_t add(const std::string& extractor, const OptionValues& options) override {
     const ExtractorInfo* info = find_extractor(extractor);
     if (!info) throw Error("unknown feature '" + extractor + "'");
@@ -361,6 +364,8 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
   unsigned collected_frames() const override { return collected_; }
 
   bool needs_chroma() const override { return chroma_; }
+
+  bool streams_from_registered() const override { return true; }
 
   void wait_uploaded(unsigned index) override {
     // A frame leaves the ring only after its slot's work (which waits for

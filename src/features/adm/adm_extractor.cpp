@@ -65,6 +65,7 @@ const ExtractorInfo& adm_extractor() {
         return std::make_unique<IntegerAdmExtractor>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(adm::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(adm::make_vulkan),
   };
   return info;
 }

@@ -113,6 +113,7 @@ const ExtractorInfo& float_ansnr_extractor() {
         return std::make_unique<FloatAnsnr>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(ansnr::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(ansnr::make_vulkan),
   };
   return info;
 }

@@ -66,6 +66,7 @@ const ExtractorInfo& float_moment_extractor() {
         return std::make_unique<FloatMoment>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(moment::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(moment::make_vulkan),
   };
   return info;
 }

@@ -141,6 +141,7 @@ const ExtractorInfo& float_motion_extractor() {
         return std::make_unique<FloatMotion>(o);
       },
       .make_cuda = VQE_CUDA_TWIN(float_motion::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(float_motion::make_vulkan),
   };
   return info;
 }

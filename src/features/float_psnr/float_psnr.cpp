@@ -73,6 +73,7 @@ const ExtractorInfo& float_psnr_extractor() {
         return std::make_unique<FloatPsnr>(o);
       },
       .make_cuda = VQE_CUDA_TWIN(float_psnr::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(float_psnr::make_vulkan),
   };
   return info;
 }

@@ -208,6 +208,7 @@ const ExtractorInfo& motion_extractor() {
         return std::make_unique<IntegerMotion>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(motion::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(motion::make_vulkan),
   };
   return info;
 }

@@ -88,6 +88,7 @@ const ExtractorInfo& psnr_extractor() {
         return std::make_unique<PsnrExtractor>(o, l);
       },
       VQE_CUDA_TWIN(psnr::make_cuda),
+      VQE_VULKAN_TWIN(psnr::make_vulkan),
   };
   return info;
 }

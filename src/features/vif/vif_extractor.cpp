@@ -70,6 +70,7 @@ const ExtractorInfo& vif_extractor() {
         return std::make_unique<VifExtractor>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(vif::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(vif::make_vulkan),
   };
   return info;
 }
