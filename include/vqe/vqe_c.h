@@ -139,7 +139,7 @@ typedef struct VqePicture {
   int width;
   int height;
   int bit_depth;
-  VqeChroma chroma;
+  int chroma; /**< a VqeChroma value; others are refused by vqe_job_submit */
   const void *data[3];
   ptrdiff_t stride[3];
 } VqePicture;
