@@ -80,8 +80,18 @@ inline std::uint32_t opaque(std::uint32_t v) {
   return v;
 }
 
+// Fills the `half` border samples on each side of a row of n >= 2 samples
+// by reflect-101. One reflection suffices when half < n (every production
+// size); reflect101's repeated mirror (with divisions) serves the rest.
 template <typename R>
 inline void pad_reflect(R* row, int n, int half) {
+  if (half < n) {
+    for (int f = 1; f <= half; ++f) {
+      row[-f] = row[f];
+      row[n - 1 + f] = row[n - 1 - f];
+    }
+    return;
+  }
   for (int f = 1; f <= half; ++f) {
     row[-f] = row[reflect101(-f, n)];
     row[n - 1 + f] = row[reflect101(n - 1 + f, n)];
