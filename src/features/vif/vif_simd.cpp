@@ -51,6 +51,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "core/simd.h"
 #include "core/simd_sum-inl.h"
@@ -880,6 +881,23 @@ HWY_INLINE void HorizontalStatRowWide(int w, Workspace& ws) {
   }
 }
 
+// Calls f(std::integral_constant<int, p>) for p = 0..count-1.
+template <int count, class F>
+HWY_INLINE void ForEachPair(F&& f) {
+  [&]<int... p>(std::integer_sequence<int, p...>) {
+    (f(std::integral_constant<int, p>{}), ...);
+  }(std::make_integer_sequence<int, count>{});
+}
+
+#if HWY_TARGET == HWY_AVX3
+// The int16 lanes 2p .. 2p+2N-1 of the concatenation lo:hi (hi above).
+template <int p, class V>
+HWY_INLINE V ShiftPairs(const std::pair<V, V>& lo_hi) {
+  if constexpr (p == 0) return lo_hi.first;
+  return V{_mm512_alignr_epi32(lo_hi.second.raw, lo_hi.first.raw, p)};
+}
+#endif
+
 // Horizontal statistic pass for filters whose coefficients fit int16
 // (scales 0-2), with 16x16->32-bit multiply-add of neighbouring taps on the
 // biased rows: sum c*(v - 2^15) = sum c*v - 2^31 (mod 2^32), since the
@@ -893,9 +911,9 @@ HWY_INLINE int HorizontalStatRowPairs(int w, Workspace& ws) {
   const DU32 du;
   const hn::Repartition<std::int16_t, DI32> d16;
   const int n = static_cast<int>(hn::Lanes(d32));
-  const int fw = kFilterWidth[scale];
-  const int half = fw / 2;
-  const int pairs = (fw + 1) / 2;
+  constexpr int fw = kFilterWidth[scale];
+  constexpr int half = fw / 2;
+  constexpr int pairs = (fw + 1) / 2;
   const std::uint16_t* filt = kFilters[scale];
   hn::Vec<decltype(d16)> coef[9];
   for (int p = 0; p < pairs; ++p) {
@@ -915,6 +933,20 @@ HWY_INLINE int HorizontalStatRowPairs(int w, Workspace& ws) {
       const std::int16_t* base = row + j;
       auto se = hn::Zero(d32), so = hn::Zero(d32), unused_e = hn::Zero(d32),
            unused_o = hn::Zero(d32);
+#if HWY_TARGET == HWY_AVX3
+      // AVX-512: the 18 windows from 4 loads by lane-crossing shifts of
+      // 32-bit units (valignd); unaligned 64-byte loads nearly all cross a
+      // cache line, and this is faster (measured on Zen 5).
+      const auto ev = std::make_pair(hn::LoadU(d16, base), hn::LoadU(d16, base + 2 * n));
+      const auto ov = std::make_pair(hn::LoadU(d16, base + 1), hn::LoadU(d16, base + 1 + 2 * n));
+      ForEachPair<pairs>([&](auto pc) {
+        constexpr int p = decltype(pc)::value;
+        se = hn::ReorderWidenMulAccumulate(d32, ShiftPairs<p>(ev), coef[p], se, unused_e);
+        so = hn::ReorderWidenMulAccumulate(d32, ShiftPairs<p>(ov), coef[p], so, unused_o);
+        KeepInRegister(se);
+        KeepInRegister(so);
+      });
+#else
       VQE_UNROLL_ALL
       for (int p = 0; p < pairs; ++p) {
         se = hn::ReorderWidenMulAccumulate(d32, hn::LoadU(d16, base + 2 * p), coef[p], se,
@@ -924,6 +956,7 @@ HWY_INLINE int HorizontalStatRowPairs(int w, Workspace& ws) {
         KeepInRegister(se);
         KeepInRegister(so);
       }
+#endif
       hn::StoreU(hn::Xor(hn::BitCast(du, hn::RearrangeToOddPlusEven(se, unused_e)), unbias), du,
                  dst + j);
       hn::StoreU(hn::Xor(hn::BitCast(du, hn::RearrangeToOddPlusEven(so, unused_o)), unbias), du,
