@@ -70,9 +70,11 @@ void Workspace::init(int width) {
   for (std::size_t k = 0; k < 7; ++k) *u32_rows[k] = u32_.data() + k * row + kPad;
   hsum = u32_.data() + 7 * row;
   hsum_stride = static_cast<std::ptrdiff_t>(row);
-  u16_.assign((vrow.size() + 3) * row, 0);
+  u16_.assign((vrow.size() + 5) * row, 0);
   for (std::size_t k = 0; k < vrow.size(); ++k) vrow[k] = u16_.data() + k * row + kPad;
-  den_idx = u16_.data() + vrow.size() * row;
+  sub_ref = u16_.data() + vrow.size() * row + kPad;
+  sub_dis = sub_ref + row;
+  den_idx = u16_.data() + (vrow.size() + 2) * row;
   num_idx_a = den_idx + row;
   num_idx_b = num_idx_a + row;
   i32_.assign(7 * row, 0);

@@ -157,6 +157,9 @@ class Workspace {
   std::ptrdiff_t hsum_stride = 0;
   // SIMD statistic: per-pixel sigma1_sq, sigma2_sq (clamped), sigma12.
   std::int32_t *sigma1 = nullptr, *sigma2 = nullptr, *sigma12 = nullptr;
+  // SIMD subsampling: one blurred row of each side, as int16 (v - 2^15)
+  // (padded).
+  std::uint16_t *sub_ref = nullptr, *sub_dis = nullptr;
   // SIMD statistic, one row's log terms: sigma1_sq of the pixels at or
   // above the noise floor, and sigma1_sq, sigma2_sq, sigma12 of those with a
   // num term, each list compacted (in pixel order, padded to whole vectors).

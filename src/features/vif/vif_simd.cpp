@@ -1183,6 +1183,129 @@ void SubsampleScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
   }
 }
 
+// Subsampling with 16x16->32-bit multiply-adds, for next-scale filters
+// whose coefficients fit int16 (scales 0 and 1: 9 and 5 taps). Vertical
+// pass (only the kept rows): rows k and fw-1-k interleaved as int16 pairs,
+// so one multiply-add gives c*(xa + xb); samples below 2^15 (8 to 12 bits)
+// enter as they are, 16-bit samples biased by -2^15 (each pair then gives
+// c*(xa + xb) - 2^16 c, and the pairs' bias, -2^15 times the coefficient
+// sum 2^16, is 2^31 modulo 2^32; the exact sum is below 2^32). The lanes of
+// a block of 2N pixels come out in the interleave's order and are put back
+// in pixel order by the pairing demotion (as in VerticalStatRowPairs). The
+// blurred row is kept as int16 (v - 2^15); the horizontal pass reads the
+// taps of output o at 2o - half + 2p, 2o - half + 2p + 1 as one 32-bit lane
+// and multiplies-adds with the coefficient pair (c[2p], c[2p+1]) (the last
+// pair's second coefficient 0); the bias again sums to 2^31.
+template <int scale, typename T>
+void SubsamplePairs(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
+                    std::ptrdiff_t dis_stride, int w, int h, int bit_depth, Workspace* ws,
+                    std::uint16_t* out_ref_img, std::uint16_t* out_dis_img, int out_begin,
+                    int out_end) {
+  constexpr int fw = kFilterWidth[scale + 1];
+  constexpr int half = fw / 2;
+  constexpr int pairs = (fw + 1) / 2;
+  const std::uint16_t* filt = kFilters[scale + 1];
+  static_assert(kFilters[scale + 1][half] <= 32767, "coefficients must fit int16");
+  const DI32 d32;
+  const DU32 du;
+  const hn::Repartition<std::int16_t, DI32> d16;
+  const hn::RebindToUnsigned<decltype(d16)> du16;
+  const hn::Rebind<std::uint8_t, decltype(d16)> d8;
+  using V16 = hn::Vec<decltype(d16)>;
+  const int n = static_cast<int>(hn::Lanes(d32));
+  const int n16 = 2 * n;
+  // Samples of 16 bits are biased into int16 (scale 1, or 16-bit video).
+  const bool biased = sizeof(T) == 2 && (scale > 0 || bit_depth == 16);
+  const int shift = scale == 0 ? bit_depth : 16;
+  const std::uint32_t round = 1u << (shift - 1);
+  const auto load = [&](const T* p) -> V16 {
+    if constexpr (sizeof(T) == 1) {
+      return hn::BitCast(d16, hn::PromoteTo(du16, hn::LoadU(d8, p)));
+    } else {
+      const auto v = hn::LoadU(du16, reinterpret_cast<const std::uint16_t*>(p));
+      return hn::BitCast(d16, biased ? hn::Xor(v, hn::Set(du16, 0x8000)) : v);
+    }
+  };
+  V16 cc[half + 1];
+  for (int k = 0; k <= half; ++k) {
+    const std::uint32_t c = filt[k];
+    cc[k] = hn::BitCast(d16, hn::Set(du, detail::opaque(c | (c << 16))));
+  }
+  V16 hc[pairs];
+  for (int p = 0; p < pairs; ++p) {
+    const std::uint32_t c0 = filt[2 * p];
+    const std::uint32_t c1 = 2 * p + 1 < fw ? filt[2 * p + 1] : 0;
+    hc[p] = hn::BitCast(d16, hn::Set(du, detail::opaque(c0 | (c1 << 16))));
+  }
+  const VU32 unbias = hn::Set(du, biased ? 0x80000000u : 0u);
+  const VU32 vround = hn::Set(du, round);
+  const VU32 round16 = hn::Set(du, 32768);
+  const VU32 hunbias = hn::Set(du, 0x80000000u);
+  const hn::Vec<DI32> bias32 = hn::Set(d32, 32768);
+  const int ow = w / 2;
+  std::uint16_t* conv[2] = {ws->sub_ref, ws->sub_dis};
+  const T* rows[2][fw];
+  for (int oi = out_begin; oi < out_end; ++oi) {
+    const int i = 2 * oi;
+    for (int fi = 0; fi < fw; ++fi) {
+      const int y = i - half + fi;
+      const std::ptrdiff_t r = (y >= 0 && y < h) ? y : reflect101(y, h);
+      rows[0][fi] = ref + r * ref_stride;
+      rows[1][fi] = dis + r * dis_stride;
+    }
+    for (int side = 0; side < 2; ++side) {
+      const T* const* rr = rows[side];
+      std::uint16_t* cv = conv[side];
+      int j = 0;
+      for (; j + n16 <= w; j += n16) {
+        VU32 res[2];
+        VQE_UNROLL_ALL
+        for (int part = 0; part < 2; ++part) {
+          auto acc = hn::Zero(d32);
+          VQE_UNROLL_ALL
+          for (int k = 0; k <= half; ++k) {
+            const V16 xa = load(rr[k] + j);
+            const V16 xb = k < half ? load(rr[fw - 1 - k] + j) : hn::Zero(d16);
+            const V16 ix = part == 0 ? hn::InterleaveLower(d16, xa, xb)
+                                     : hn::InterleaveUpper(d16, xa, xb);
+            acc = hn::Add(acc, PairSums(d32, ix, cc[k]));
+          }
+          const VU32 sum = hn::Xor(hn::BitCast(du, acc), unbias);
+          res[part] = hn::ShiftRightSame(hn::Add(sum, vround), shift);
+        }
+        hn::StoreU(hn::ReorderDemote2To(d16, hn::Sub(hn::BitCast(d32, res[0]), bias32),
+                                        hn::Sub(hn::BitCast(d32, res[1]), bias32)),
+                   d16, reinterpret_cast<std::int16_t*>(cv + j));
+      }
+      for (; j < w; ++j) {
+        std::uint32_t acc = 0;
+        for (int fi = 0; fi < fw; ++fi) acc += std::uint32_t{filt[fi]} * std::uint32_t{rr[fi][j]};
+        cv[j] = static_cast<std::uint16_t>(((acc + round) >> shift) ^ 0x8000u);
+      }
+      detail::pad_reflect(cv, w, half);
+
+      std::uint16_t* out = (side == 0 ? out_ref_img : out_dis_img) +
+                           static_cast<std::ptrdiff_t>(oi) * ow;
+      const std::int16_t* base = reinterpret_cast<const std::int16_t*>(cv) - half;
+      int oj = 0;
+      for (; oj + n <= ow; oj += n) {
+        auto acc = hn::Zero(d32);
+        VQE_UNROLL_ALL
+        for (int p = 0; p < pairs; ++p)
+          acc = hn::Add(acc, PairSums(d32, hn::LoadU(d16, base + 2 * oj + 2 * p), hc[p]));
+        const VU32 sum = hn::Xor(hn::BitCast(du, acc), hunbias);
+        StoreNarrow(hn::ShiftRight<16>(hn::Add(sum, round16)), out + oj);
+      }
+      for (; oj < ow; ++oj) {
+        std::uint32_t acc = 0;
+        for (int fj = 0; fj < fw; ++fj)
+          acc += std::uint32_t{filt[fj]} * (std::uint32_t{cv[2 * oj - half + fj]} ^ 0x8000u);
+        out[oj] = static_cast<std::uint16_t>((acc + 32768) >> 16);
+      }
+    }
+  }
+}
+
 template <typename T>
 void SubsampleImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                    std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
@@ -1190,10 +1313,10 @@ void SubsampleImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                    int out_end) {
   switch (scale) {
     case 0:
-      return SubsampleScale<0>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
+      return SubsamplePairs<0>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
                                out_dis, out_begin, out_end);
     case 1:
-      return SubsampleScale<1>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
+      return SubsamplePairs<1>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
                                out_dis, out_begin, out_end);
     default:
       return SubsampleScale<2>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, ws, out_ref,
