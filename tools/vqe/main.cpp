@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "batch.h"
 #include "ladder.h"
 #include "vqe/vqe.h"
 
@@ -74,6 +75,7 @@ vqe::simd::Level select_cpu_level(const std::string& level_name, const std::stri
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "batch") return vqe_cli::run_batch_command(argc - 2, argv + 2);
   CLI::App app{
       "VQE: full-reference video quality metrics (VMAF, PSNR, SSIM, ...) with libvmaf's numbers.\n"
       "Example: vqe -r ref.y4m -d dist.y4m --feature psnr --json -o out.json",
