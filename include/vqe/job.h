@@ -70,6 +70,11 @@ struct FeatureRequest {
   OptionValues options;
 };
 
+/// Parses libvmaf's feature syntax, "name" or "name=opt=val:opt=val" (the
+/// CLI's --feature). Throws vqe::Error for an empty name or an option
+/// without '='; the extractor and its options are checked by the Job.
+FeatureRequest parse_feature_request(const std::string& text);
+
 /// What to compute and how. Defaults match libvmaf's `vmaf` CLI.
 struct JobConfig {
   /// VMAF models to predict per frame. Their features are extracted first

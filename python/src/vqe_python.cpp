@@ -55,16 +55,6 @@ struct Config {
   std::shared_ptr<Warnings> warnings = std::make_shared<Warnings>();
 };
 
-vqe::FeatureRequest parse_feature(const std::string& text) {
-  const std::size_t eq = text.find('=');
-  vqe::FeatureRequest r;
-  r.extractor = text.substr(0, eq);
-  if (r.extractor.empty()) throw vqe::Error(fmt::format("features: no name in '{}'", text));
-  if (eq != std::string::npos)
-    r.options = vqe::parse_option_string(text.substr(eq + 1), "feature " + r.extractor);
-  return r;
-}
-
 Config make_config(const std::vector<std::string>& models,
                    const std::vector<std::string>& features, bool no_prediction,
                    unsigned threads, unsigned subsample, unsigned frame_cnt,
@@ -83,7 +73,7 @@ Config make_config(const std::vector<std::string>& models,
             "two models are named '{}': give each a unique name with ...:name=NAME",
             j.models.back().name()));
   }
-  for (const std::string& f : features) j.features.push_back(parse_feature(f));
+  for (const std::string& f : features) j.features.push_back(vqe::parse_feature_request(f));
   j.no_prediction = no_prediction;
   if (j.features.empty() && (j.models.empty()))
     throw vqe::Error("nothing to compute: give features or a model");

@@ -750,6 +750,16 @@ JobResult JobState::finish() {
 
 }  // namespace detail
 
+FeatureRequest parse_feature_request(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  FeatureRequest r;
+  r.extractor = text.substr(0, eq);
+  if (r.extractor.empty()) throw Error(fmt::format("feature: no name in '{}'", text));
+  if (eq != std::string::npos)
+    r.options = parse_option_string(text.substr(eq + 1), "feature " + r.extractor);
+  return r;
+}
+
 // --- JobFrame ---------------------------------------------------------------
 
 JobFrame::JobFrame(JobFrame&& other) noexcept : job_(other.job_), slot_(other.slot_) {
