@@ -184,7 +184,9 @@ def _remove_stale_temporaries(output: str):
             pass
 
 
-def _scores(result: vqe.Result, rows_options) -> dict:
+def _scores(result: vqe.Result) -> dict:
+    """Pooled means of the outputs named vmaf* (the models' default names), else of every
+    feature (features only, -n)."""
     models = [n for n in result.names if n.startswith("vmaf")]
     names = models or result.names
     return {n: result.pooled[n]["mean"] for n in names}
@@ -225,7 +227,7 @@ def run_ladder(rows: list[Row], threads: int | None = None) -> list[dict]:
             continue
         rec.update(status="done", frames=outcome.frames,
                    fps=outcome.frames / seconds if seconds > 0 else 0.0,
-                   scores=_scores(outcome, row.score_options))
+                   scores=_scores(outcome))
     return records
 
 
