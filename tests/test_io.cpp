@@ -255,8 +255,9 @@ void expect_same_results(const JobResult& a, const JobResult& b, const std::stri
     for (unsigned i = 0; i < a.frames; ++i) {
       const auto x = a.features.get(n, i), y = b.features.get(n, i);
       ASSERT_EQ(x.has_value(), y.has_value()) << what << " " << n << " frame " << i;
-      if (x && !(std::isnan(*x) && std::isnan(*y)))
+      if (x && !(std::isnan(*x) && std::isnan(*y))) {
         EXPECT_EQ(*x, *y) << what << " " << n << " frame " << i;
+      }
     }
 }
 

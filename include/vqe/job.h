@@ -107,6 +107,11 @@ struct JobConfig {
   /// (FrameSource::random_access: regular Y4M and raw files); 0 chooses
   /// min(4, max(1, cores / 4)). Pipes and irregular files are read in order.
   unsigned readers = 0;
+  /// With threads >= 1: while every frame slot is busy, the thread that
+  /// submits (inside submit() or acquire()) computes queued work with the
+  /// workers instead of sleeping, so that the job uses threads + 1 cores
+  /// as libvmaf's --threads N does. false keeps the submitting thread idle.
+  bool help_while_waiting = true;
   /// Called with warnings (e.g. one file ended first).
   std::function<void(const std::string&)> on_warning;
 
@@ -139,6 +144,9 @@ struct JobConfig {
 struct JobTimes {
   /// Setting up in start(): extractors, frame slots, the GPU's memory.
   double start = 0;
+  /// Computing done by the submitting thread while it waited for a free
+  /// frame slot (JobConfig::help_while_waiting); part of wait_for_slots.
+  double help = 0;
   /// Ordered parts of temporal extractors (frames one after another: the
   /// serial stage of the computation).
   double ordered = 0;

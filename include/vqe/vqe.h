@@ -16,6 +16,7 @@
 #include "vqe/options.h"
 #include "vqe/output.h"
 #include "vqe/picture.h"
+#include "vqe/report.h"
 
 namespace vqe {
 

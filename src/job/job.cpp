@@ -103,7 +103,16 @@ class JobState {
   };
 
   void build_requests();
+  /// One thread's own extractor instances (a worker's, or the submitting
+  /// thread's while it helps), built on the first frame it takes.
+  struct ThreadExtractors {
+    std::vector<std::unique_ptr<FeatureExtractor>> own;
+    std::vector<FeatureExtractor*> parallel, pairwise;
+  };
   void worker_loop();
+  /// Runs a scheduler item (a frame's parallel task or the temporal chain)
+  /// with `mine`'s instances.
+  void run_item(void* item, ThreadExtractors& mine);
   /// The frame's parallel task: the non-temporal extractors and the
   /// pairwise parts, on the given instances (a worker's own clones).
   void run_parallel(std::vector<FeatureExtractor*>& extractors,
@@ -183,7 +192,9 @@ class JobState {
   std::exception_ptr error_;
 
   // JobTimes, in nanoseconds.
-  std::atomic<std::int64_t> ordered_ns_{0}, prediction_ns_{0}, submit_ns_{0}, start_ns_{0};
+  std::atomic<std::int64_t> ordered_ns_{0}, prediction_ns_{0}, submit_ns_{0}, start_ns_{0},
+      help_ns_{0};
+  ThreadExtractors caller_extractors_;  // the submitting thread's, while it helps
 };
 
 namespace {
@@ -387,7 +398,8 @@ void JobState::start(const VideoFormat& format) {
   started_ = true;
 
   if (threads > 0) {
-    scheduler_ = std::make_unique<WorkScheduler>(threads);
+    // Tile batches may have every worker and the helping submitting thread.
+    scheduler_ = std::make_unique<WorkScheduler>(threads + (config_.help_while_waiting ? 1 : 0));
     for (FeatureExtractor* e : temporal_) e->set_tile_runner(scheduler_.get());
     for (unsigned t = 0; t < threads; ++t) threads_.emplace_back([this] { worker_loop(); });
   }
@@ -401,6 +413,19 @@ void JobState::check_open(const char* call) const {
 FrameSlot* JobState::take_slot(bool wait) {
   rethrow_if_failed();
   std::unique_lock lock(slots_mutex_);
+  // While every slot is busy, the submitting thread helps the workers (a
+  // frame's task, the temporal chain, row tiles) instead of sleeping: with
+  // N workers a job computes on N + 1 threads, as libvmaf's --threads N
+  // computes its temporal extractors on the submitting thread.
+  while (wait && free_.empty() && scheduler_ && config_.help_while_waiting) {
+    lock.unlock();
+    bool worked = false;
+    const auto start = std::chrono::steady_clock::now();
+    if (void* item = scheduler_->try_next_item(&worked)) run_item(item, caller_extractors_);
+    if (worked) help_ns_.fetch_add(nanoseconds_since(start), std::memory_order_relaxed);
+    lock.lock();
+    if (!worked) break;
+  }
   if (wait)
     slots_cv_.wait(lock, [&] { return !free_.empty(); });
   else if (free_.empty())
@@ -499,34 +524,34 @@ void JobState::parallel_task(std::vector<FeatureExtractor*>& extractors,
 }
 
 void JobState::worker_loop() {
-  // The worker's own instances of the non-temporal and the pairwise
-  // extractors, built when it takes its first frame: on the worker (workers
-  // build theirs at the same time, not one after another in start()), and
-  // only by workers that get a frame. The main instances' init() already
-  // passed, so a clone's cannot refuse.
-  std::vector<std::unique_ptr<FeatureExtractor>> own;
-  std::vector<FeatureExtractor*> mine, mine_pairwise;
-  while (void* item = scheduler_->next_item()) {
-    if (item == &temporal_token_) {
-      temporal_chain();
-      continue;
-    }
-    auto* slot = static_cast<FrameSlot*>(item);
-    if (own.empty() && !(parallel_.empty() && pairwise_.empty())) {
-      try {
-        for (const auto* list : {&parallel_, &pairwise_})
-          for (FeatureExtractor* p : *list) {
-            own.push_back(p->clone());
-            own.back()->init(format_);
-            own.back()->set_tile_runner(scheduler_.get());
-            (list == &parallel_ ? mine : mine_pairwise).push_back(own.back().get());
-          }
-      } catch (...) {
-        record_error();  // out of memory: the frame (and the job) fails
-      }
-    }
-    parallel_task(mine, mine_pairwise, slot);
+  ThreadExtractors mine;
+  while (void* item = scheduler_->next_item()) run_item(item, mine);
+}
+
+void JobState::run_item(void* item, ThreadExtractors& mine) {
+  if (item == &temporal_token_) {
+    temporal_chain();
+    return;
   }
+  // The thread's own instances of the non-temporal and the pairwise
+  // extractors, built when it takes its first frame: on that thread
+  // (workers build theirs at the same time, not one after another in
+  // start()), and only by threads that get a frame. The main instances'
+  // init() already passed, so a clone's cannot refuse.
+  if (mine.own.empty() && !(parallel_.empty() && pairwise_.empty())) {
+    try {
+      for (const auto* list : {&parallel_, &pairwise_})
+        for (FeatureExtractor* p : *list) {
+          mine.own.push_back(p->clone());
+          mine.own.back()->init(format_);
+          mine.own.back()->set_tile_runner(scheduler_.get());
+          (list == &parallel_ ? mine.parallel : mine.pairwise).push_back(mine.own.back().get());
+        }
+    } catch (...) {
+      record_error();  // out of memory: the frame (and the job) fails
+    }
+  }
+  parallel_task(mine.parallel, mine.pairwise, static_cast<FrameSlot*>(item));
 }
 
 void JobState::run_parallel(std::vector<FeatureExtractor*>& extractors,
@@ -742,6 +767,7 @@ JobResult JobState::finish() {
   result.features = std::move(out_);
   result.gpu_extractors = gpu_extractors_;
   result.times.start = start_ns_.load() * 1e-9;
+  result.times.help = help_ns_.load() * 1e-9;
   result.times.ordered = ordered_ns_.load() * 1e-9;
   result.times.prediction = prediction_ns_.load() * 1e-9;
   result.times.submit = submit_ns_.load() * 1e-9;

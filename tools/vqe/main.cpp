@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -89,7 +90,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> features, models, distorted_all;
   bool xml = false, json = false, csv = false, sub = false, quiet = false, no_prediction = false,
        verbose = false, list_features = false;
-  std::string cpumask, cpu_level;
+  std::string cpumask, cpu_level, html;
 
   app.add_option("-r,--reference", reference, "Reference video (.y4m, or raw .yuv with -w -h -p -b)");
   app.add_option("-d,--distorted", distorted_all,
@@ -109,6 +110,9 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "Write JSON");
   app.add_flag("--csv", csv, "Write CSV");
   app.add_flag("--sub", sub, "Write a subtitle (.sub) file");
+  app.add_option("--html", html,
+                 "Also write a report to look at: one self-contained HTML page with a per-frame "
+                 "chart, pooled values with percentiles, the worst frames and the settings");
   app.add_option("--threads", threads, "Worker threads (0 = compute on the main thread)")
       ->check(CLI::Range(0u, 1024u));
   app.add_option("--feature", features,
@@ -159,6 +163,11 @@ int main(int argc, char** argv) {
                       : sub ? vqe::OutputFormat::kSub
                             : vqe::OutputFormat::kXml;
     if (!precision_text.empty()) out_info.precision = vqe::parse_precision(precision_text);
+    if (!html.empty() && !vqe::html_report_available())
+      throw vqe::Error("--html: this build has no HTML report (build with Debian's libjs-chart.js)");
+    // The report's file is claimed before any work (as the output's is).
+    std::optional<vqe::OutputFile> html_file;
+    if (!html.empty()) html_file.emplace(html);
     const vqe::simd::Level level = select_cpu_level(cpu_level, cpumask);
     // --backend/--gpu: the pipeline checks the device and says what runs where.
     if (gpu != 0 && backend == "cpu")
@@ -221,6 +230,8 @@ int main(int argc, char** argv) {
                                  s > 0 ? n / s : 0.0);
       };
 
+    if (distorted_all.size() > 1 && !html.empty())
+      throw vqe::Error("--html writes the report of one pair: not with several -d");
     if (distorted_all.size() > 1)
       return vqe_cli::run_ladder_command(
           {std::move(ref_reader), distorted_all,
@@ -237,9 +248,9 @@ int main(int argc, char** argv) {
       const vqe::JobTimes& t = result.times;
       std::cerr << fmt::format(
           "time: {:.3f} s wall for {} frames; start {:.3f} s; calling thread: reading {:.3f} s, waiting for "
-          "free frames {:.3f} s, waiting for readers {:.3f} s, in submit {:.3f} s; ordered "
+          "free frames {:.3f} s (computing {:.3f} s of it), waiting for readers {:.3f} s, in submit {:.3f} s; ordered "
           "(serial) parts {:.3f} s; prediction {:.3f} s\n",
-          seconds, result.frames, t.start, t.read, t.wait_for_slots, t.wait_for_reads, t.submit,
+          seconds, result.frames, t.start, t.read, t.wait_for_slots, t.help, t.wait_for_reads, t.submit,
           t.ordered, t.prediction);
     }
     out_info.subsample = subsample;
@@ -247,6 +258,28 @@ int main(int argc, char** argv) {
     out_info.height = result.format.height;
     out_info.fps = seconds > 0 ? result.frames / seconds : 0;
     out_info.version = std::string("vqe ") + VQE_VERSION;
+    if (html_file) {
+      vqe::ReportInfo report;
+      report.title = fmt::format("{} against {}", distorted, reference);
+      report.subsample = subsample;
+      for (const vqe::Model& m : config.models)
+        if (!no_prediction) report.shown.push_back(m.name());
+      report.settings = {{"reference", reference},
+                         {"distorted", distorted},
+                         {"frames", std::to_string(result.frames)},
+                         {"size", fmt::format("{}x{} {}-bit {}", result.format.width,
+                                              result.format.height, result.format.bit_depth,
+                                              vqe::to_string(result.format.chroma))}};
+      for (const vqe::Model& m : config.models)
+        report.settings.emplace_back("model", fmt::format("{} ({})", m.name(), m.origin()));
+      for (const std::string& f : features) report.settings.emplace_back("feature", f);
+      report.settings.emplace_back("backend", backend);
+      report.settings.emplace_back("threads", std::to_string(threads));
+      if (subsample > 1) report.settings.emplace_back("subsample", std::to_string(subsample));
+      report.settings.emplace_back("version", out_info.version);
+      vqe::write_html_report(html_file->stream(), result.features, report);
+      html_file->commit();
+    }
     if (output.empty()) {
       // No output file: print each feature's pooled mean, as a quick look.
       for (const std::string& name : result.features.names())
