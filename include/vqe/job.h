@@ -30,12 +30,50 @@
 
 namespace vqe {
 
+namespace detail {
+class JobState;
+}  // namespace detail
+
+/// Work that depends on the reference alone, shared by the jobs of a ladder
+/// (one reference scored against several distorted versions; run_ladder()
+/// makes one). Every job given the same share (JobConfig::reference_share)
+/// must be fed the same reference frames at the same frame indices; then a
+/// value computed from reference pictures only (integer motion's per-frame
+/// SAD score) is computed by the first job that needs it and taken by the
+/// others, instead of once per job. The values are the same bits either way.
+/// A share forgets each value once every job has taken it (or has finished
+/// or been destroyed), so its memory is bounded by the frames in flight.
+/// Thread-safe.
+class ReferenceShare {
+ public:
+  /// `jobs`: how many jobs hold this share (each takes every value once).
+  explicit ReferenceShare(unsigned jobs);
+  ~ReferenceShare();
+  ReferenceShare(const ReferenceShare&) = delete;
+  ReferenceShare& operator=(const ReferenceShare&) = delete;
+
+  /// Values computed so far, and values taken from the share instead of
+  /// being computed again (for tests and --verbose).
+  unsigned long long computed() const;
+  unsigned long long reused() const;
+
+ private:
+  friend class detail::JobState;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 /// One extractor to run, by libvmaf extractor name ("psnr", "vif", ...) and
 /// options ("enable_mse" -> "true").
 struct FeatureRequest {
   std::string extractor;
   OptionValues options;
 };
+
+/// Parses libvmaf's feature syntax, "name" or "name=opt=val:opt=val" (the
+/// CLI's --feature). Throws vqe::Error for an empty name or an option
+/// without '='; the extractor and its options are checked by the Job.
+FeatureRequest parse_feature_request(const std::string& text);
 
 /// What to compute and how. Defaults match libvmaf's `vmaf` CLI.
 struct JobConfig {
@@ -99,6 +137,10 @@ struct JobConfig {
   /// Called with informational notes (which backend runs which extractor);
   /// the CLI prints them with --verbose.
   std::function<void(const std::string&)> on_note;
+  /// Jobs scoring the same reference frames against other distorted videos
+  /// may share reference-only work through one ReferenceShare (see there);
+  /// null (the default) computes everything in this job.
+  std::shared_ptr<ReferenceShare> reference_share;
 };
 
 /// Where a job's time went, in seconds of thread time (not wall time), to
@@ -136,7 +178,6 @@ struct JobResult {
 
 namespace detail {
 struct FrameSlot;
-class JobState;
 }  // namespace detail
 
 /// A frame pair lent by a job to be filled in place (no copy on submit):

@@ -11,6 +11,7 @@
 #include "vqe/feature_collector.h"
 #include "vqe/io.h"
 #include "vqe/job.h"
+#include "vqe/ladder.h"
 #include "vqe/model.h"
 #include "vqe/options.h"
 #include "vqe/output.h"

@@ -105,6 +105,10 @@ class FeatureExtractor {
   virtual void emit_ordered(unsigned index, const PairValues& values, FeatureCollector& out) {
     (void)index, (void)values, (void)out;
   }
+  /// True when extract_pair() reads the reference pictures only (motion):
+  /// jobs of one ladder then compute its values once per frame and share
+  /// them (JobConfig::reference_share). Default false.
+  virtual bool pair_reference_only() const { return false; }
 };
 
 namespace cuda {

@@ -32,6 +32,7 @@
 #include "backend/vulkan/device.h"
 #include "core/extractor.h"
 #include "core/work_scheduler.h"
+#include "job/reference_share.h"
 #include "vqe/error.h"
 
 namespace vqe {
@@ -149,6 +150,11 @@ class JobState {
   // the parallel task); parallel_: the rest.
   std::vector<FeatureExtractor*> temporal_, parallel_, pairwise_;
   std::vector<unsigned> pair_distances_;  // distinct distances of pairwise_
+  // Per pairwise_ extractor: its request key when its values come from the
+  // config's ReferenceShare (reference-only), else empty.
+  std::vector<std::string> shared_keys_;
+  bool left_share_ = false;
+  void leave_share();
   unsigned max_pair_distance_ = 0;
   /// The last max_pair_distance_ submitted slots, oldest first, each held
   /// (refs) until the frame max_pair_distance_ later is submitted.
@@ -218,6 +224,12 @@ JobState::~JobState() {
   if (scheduler_) scheduler_->stop();
   for (auto& t : threads_)
     if (t.joinable()) t.join();
+  leave_share();
+}
+
+void JobState::leave_share() {
+  if (config_.reference_share && !left_share_) config_.reference_share->impl_->leave();
+  left_share_ = true;
 }
 
 void JobState::build_requests() {
@@ -337,6 +349,7 @@ void JobState::start(const VideoFormat& format) {
     std::size_t handle = 0;
   };
   std::vector<Built> built;
+  std::vector<std::string> cpu_keys;  // request keys of extractors_
   for (const Request& r : requests_) {
     if (gpu_ && gpu_->implements(*r.info)) {
       built.push_back({nullptr, gpu_->add(r.info->name, r.options)});
@@ -345,6 +358,7 @@ void JobState::start(const VideoFormat& format) {
         config_.on_note(fmt::format("{}: runs on the GPU ({})", r.info->name, gpu_->backend_name()));
     } else {
       extractors_.push_back(make_extractor(r.info->name, r.options, config_.cpu_level));
+      cpu_keys.push_back(request_key(r.info->name, r.options));
       built.push_back({extractors_.back().get(), 0});
       if (gpu_ && config_.on_note)
         config_.on_note(fmt::format("{}: no {} implementation, runs on the CPU", r.info->name,
@@ -353,19 +367,22 @@ void JobState::start(const VideoFormat& format) {
   }
   // Every extractor before the first frame, so that a refusal (frame too
   // small, bit depth unsupported) comes before any work.
-  for (auto& e : extractors_) {
+  for (std::size_t i = 0; i < extractors_.size(); ++i) {
+    FeatureExtractor* e = extractors_[i].get();
     e->init(format);
     if (!e->temporal())
-      parallel_.push_back(e.get());
+      parallel_.push_back(e);
     else if (const unsigned d = e->pair_distance(); d > 0) {
       if (d > FeatureExtractor::kMaxPairDistance)
         throw Error(fmt::format("internal: pair distance {} above the limit", d));
-      pairwise_.push_back(e.get());
+      pairwise_.push_back(e);
+      shared_keys_.push_back(config_.reference_share && e->pair_reference_only() ? cpu_keys[i]
+                                                                                : std::string());
       if (std::find(pair_distances_.begin(), pair_distances_.end(), d) == pair_distances_.end())
         pair_distances_.push_back(d);
       max_pair_distance_ = std::max(max_pair_distance_, d);
     } else {
-      temporal_.push_back(e.get());
+      temporal_.push_back(e);
     }
     lag_ = std::max(lag_, e->lag());
   }
@@ -581,9 +598,15 @@ void JobState::run_parallel(std::vector<FeatureExtractor*>& extractors,
       if (sampled || e->every_frame()) e->extract(slot.reference, slot.distorted, slot.index, out_);
     for (std::size_t k = 0; k < pairwise.size(); ++k) {
       const FrameSlot* earlier = slot.earlier[pairwise[k]->pair_distance()];
-      slot.pair_values[k] = pairwise[k]->extract_pair(
-          earlier ? &earlier->reference : nullptr, earlier ? &earlier->distorted : nullptr,
-          slot.reference, slot.distorted, slot.index);
+      const auto compute = [&] {
+        return pairwise[k]->extract_pair(
+            earlier ? &earlier->reference : nullptr, earlier ? &earlier->distorted : nullptr,
+            slot.reference, slot.distorted, slot.index);
+      };
+      slot.pair_values[k] =
+          shared_keys_[k].empty()
+              ? compute()
+              : config_.reference_share->impl_->take(shared_keys_[k], slot.index, compute);
     }
   } catch (...) {
     record_error();
@@ -765,6 +788,7 @@ JobResult JobState::finish() {
   // The recent frames' holds (no later frame reads them now).
   for (FrameSlot* slot : recent_) release(slot);
   recent_.clear();
+  leave_share();  // every frame computed: this job takes no more shared values
   if (gpu_) gpu_->finish(out_);
   for (auto& e : extractors_) e->flush(out_);
   advance(true);
@@ -783,6 +807,16 @@ JobResult JobState::finish() {
 }
 
 }  // namespace detail
+
+FeatureRequest parse_feature_request(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  FeatureRequest r;
+  r.extractor = text.substr(0, eq);
+  if (r.extractor.empty()) throw Error(fmt::format("feature: no name in '{}'", text));
+  if (eq != std::string::npos)
+    r.options = parse_option_string(text.substr(eq + 1), "feature " + r.extractor);
+  return r;
+}
 
 // --- JobFrame ---------------------------------------------------------------
 

@@ -15,6 +15,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "batch.h"
+#include "ladder.h"
 #include "vqe/vqe.h"
 
 namespace {
@@ -75,6 +77,7 @@ vqe::simd::Level select_cpu_level(const std::string& level_name, const std::stri
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "batch") return vqe_cli::run_batch_command(argc - 2, argv + 2);
   CLI::App app{
       "VQE: full-reference video quality metrics (VMAF, PSNR, SSIM, ...) with libvmaf's numbers.\n"
       "Example: vqe -r ref.y4m -d dist.y4m --feature psnr --json -o out.json",
@@ -85,13 +88,15 @@ int main(int argc, char** argv) {
   std::string reference, distorted, output, pixel_format = "420", precision_text, backend = "cpu";
   int width = 0, height = 0, bitdepth = 8, gpu = 0;
   unsigned threads = 0, subsample = 1, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
-  std::vector<std::string> features, models;
+  std::vector<std::string> features, models, distorted_all;
   bool xml = false, json = false, csv = false, sub = false, quiet = false, no_prediction = false,
        verbose = false, list_features = false;
   std::string cpumask, cpu_level, html;
 
   app.add_option("-r,--reference", reference, "Reference video (.y4m, or raw .yuv with -w -h -p -b)");
-  app.add_option("-d,--distorted", distorted, "Distorted video (.y4m, or raw .yuv with -w -h -p -b)");
+  app.add_option("-d,--distorted", distorted_all,
+                 "Distorted video (.y4m, or raw .yuv with -w -h -p -b); repeat for a ladder "
+                 "(one reference, several encodes: -o with {name})");
   app.add_option("-w,--width", width, "Width of raw input, in pixels")->check(CLI::Range(1, 32768));
   app.add_option("-h,--height", height, "Height of raw input, in pixels")->check(CLI::Range(1, 32768));
   app.add_option("-p,--pixel_format", pixel_format, "Chroma format of raw input: 420, 422, 444 or 400")
@@ -144,6 +149,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
 
+  if (!distorted_all.empty()) distorted = distorted_all.front();
   if (list_features) {
     std::cout << list_extractors();
     return 0;
@@ -227,6 +233,15 @@ int main(int argc, char** argv) {
                                  s > 0 ? n / s : 0.0);
       };
 
+    if (distorted_all.size() > 1 && !html.empty())
+      throw vqe::Error("--html writes the report of one pair: not with several -d");
+    if (distorted_all.size() > 1)
+      return vqe_cli::run_ladder_command(
+          {std::move(ref_reader), distorted_all,
+           [&](const std::string& path) {
+             return vqe::open_video(path, ends_with(path, ".y4m") ? nullptr : &raw);
+           },
+           config, out_info, output, verbose});
     vqe::JobResult result = vqe::run_job(*ref_reader, *dist_reader, config);
     if (show_progress) std::cerr << "\n";
     const double seconds =

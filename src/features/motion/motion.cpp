@@ -127,6 +127,8 @@ class IntegerMotion final : public FeatureExtractor {
   void emit_ordered(unsigned index, const PairValues& values, FeatureCollector& out) override {
     scorer_.emit(index, values.values[0], out);
   }
+  // The SAD of two reference frames: the same for every encode of a ladder.
+  bool pair_reference_only() const override { return true; }
 
   // libvmaf 3.2.0 flush(): motion2 and motion3 for every frame seen.
   void flush(FeatureCollector& out) override { scorer_.flush(out); }
