@@ -2,17 +2,28 @@
 // Micro benchmarks of the integer VIF kernels and the whole `vif` extractor,
 // per CPU level (scalar reference and every SIMD level this CPU supports):
 // 1920x1080 8-bit and 3840x2160 10-bit luma, synthetic natural-like content
-// (smooth gradients plus noise; the distorted frame adds small noise).
-// Names: BM_Vif<What>/<size>/<level>. One iteration = one frame pair.
+// (smooth gradients plus noise; the distorted frame adds small noise), and
+// the same sizes made from a real pair: the first frames of ../shared's
+// trees clip and its x264 encode, the 2160p one upscaled into 10 bits as
+// for scripts/bench ($VQE_SHARED overrides the path; left out when the clip
+// is missing). The per-pixel log terms are skipped where the reference's
+// variance is below the noise floor, so their cost depends on the content:
+// the real pair is closer to what a user's video costs.
+// Names: BM_Vif<What>/<frames>/<level>, frames 1080p8 and 2160p10
+// (synthetic), trees1080p8 and trees2160p10 (real). One iteration = one
+// frame pair.
 
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench_frames/bench_frames.h"
 #include "core/simd.h"
 #include "features/vif/integer_vif.h"
 #include "core/extractor.h"
@@ -62,6 +73,43 @@ const Frames& frames(int w, int h, int bits) {
   return *cache.back();
 }
 
+// The trees pair's first frames, 1080p 8-bit or upscaled to 2160p 10-bit;
+// nullptr when ../shared lacks the clip. Read once.
+const Frames* trees_frames(bool uhd) {
+  static const auto load = [](bool up) -> std::unique_ptr<Frames> {
+    const char* env = std::getenv("VQE_SHARED");
+    const std::filesystem::path clips =
+        std::filesystem::path(env ? env : VQE_SHARED_DEFAULT) / "testdata" / "clips";
+    const auto ref_path = clips / "ref" / "trees_1920x1080_420p8_2f.y4m";
+    const auto dis_path = clips / "dist" / "trees_1920x1080_420p8_2f__x264_crf35.y4m";
+    if (!std::filesystem::exists(ref_path) || !std::filesystem::exists(dis_path)) return nullptr;
+    vqe::Picture ref = vqe::bench::read_first_frame(ref_path.string());
+    vqe::Picture dis = vqe::bench::read_first_frame(dis_path.string());
+    if (up) {
+      ref = vqe::bench::upscale_to_10bit(ref);
+      dis = vqe::bench::upscale_to_10bit(dis);
+    }
+    auto f = std::make_unique<Frames>();
+    f->w = ref.format().width;
+    f->h = ref.format().height;
+    f->bits = ref.format().bit_depth;
+    f->ref = std::make_unique<vqe::Picture>(std::move(ref));
+    f->dis = std::make_unique<vqe::Picture>(std::move(dis));
+    return f;
+  };
+  static const std::unique_ptr<Frames> hd = load(false);
+  static const std::unique_ptr<Frames> uhd4k = load(true);
+  return uhd ? uhd4k.get() : hd.get();
+}
+
+// A benchmark's frame pair: synthetic of a size, or the real one.
+struct Source {
+  const char* name;
+  int w, h, bits;
+  bool real;
+  const Frames& get() const { return real ? *trees_frames(h > 1080) : frames(w, h, bits); }
+};
+
 vqe::vif::KernelInput scale0_input(const Frames& f) {
   vqe::vif::KernelInput in;
   const std::ptrdiff_t sample = f.bits == 8 ? 1 : 2;
@@ -76,8 +124,9 @@ vqe::vif::KernelInput scale0_input(const Frames& f) {
 }
 
 // Scale-0 statistic (17-tap filters, log terms).
-void BM_VifStatisticScale0(benchmark::State& state, int w, int h, int bits, Level level) {
-  const Frames& f = frames(w, h, bits);
+void BM_VifStatisticScale0(benchmark::State& state, Source src, Level level) {
+  const Frames& f = src.get();
+  const int w = f.w, bits = f.bits;
   const auto in = scale0_input(f);
   vqe::vif::Workspace ws;
   ws.init(w);
@@ -90,8 +139,9 @@ void BM_VifStatisticScale0(benchmark::State& state, int w, int h, int bits, Leve
 }
 
 // Scale-0 -> scale-1 decimation (9-tap blur, even rows and columns).
-void BM_VifSubsampleScale0(benchmark::State& state, int w, int h, int bits, Level level) {
-  const Frames& f = frames(w, h, bits);
+void BM_VifSubsampleScale0(benchmark::State& state, Source src, Level level) {
+  const Frames& f = src.get();
+  const int w = f.w, h = f.h, bits = f.bits;
   const auto in = scale0_input(f);
   vqe::vif::Workspace ws;
   ws.init(w);
@@ -104,8 +154,9 @@ void BM_VifSubsampleScale0(benchmark::State& state, int w, int h, int bits, Leve
 }
 
 // Scale-1 statistic on 16-bit decimated data (9-tap filters).
-void BM_VifStatisticScale1(benchmark::State& state, int w, int h, int bits, Level level) {
-  const Frames& f = frames(w, h, bits);
+void BM_VifStatisticScale1(benchmark::State& state, Source src, Level level) {
+  const Frames& f = src.get();
+  const int w = f.w, h = f.h, bits = f.bits;
   const auto in0 = scale0_input(f);
   vqe::vif::Workspace ws;
   ws.init(w);
@@ -120,8 +171,8 @@ void BM_VifStatisticScale1(benchmark::State& state, int w, int h, int bits, Leve
 }
 
 // The whole extractor (four scales) on one frame pair.
-void BM_VifExtractor(benchmark::State& state, int w, int h, int bits, Level level) {
-  const Frames& f = frames(w, h, bits);
+void BM_VifExtractor(benchmark::State& state, Source src, Level level) {
+  const Frames& f = src.get();
   auto fex = vqe::make_extractor("vif", {}, level);
   fex->init(f.ref->format());
   vqe::FeatureCollector out;
@@ -132,28 +183,28 @@ void BM_VifExtractor(benchmark::State& state, int w, int h, int bits, Level leve
 }
 
 const bool kRegistered = [] {
-  struct Size {
-    const char* name;
-    int w, h, bits;
-  };
-  const Size sizes[] = {{"1080p8", 1920, 1080, 8}, {"2160p10", 3840, 2160, 10}};
-  for (const Size& s : sizes)
+  std::vector<Source> sources = {{"1080p8", 1920, 1080, 8, false},
+                                 {"2160p10", 3840, 2160, 10, false}};
+  if (trees_frames(false)) {
+    sources.push_back({"trees1080p8", 1920, 1080, 8, true});
+    sources.push_back({"trees2160p10", 3840, 2160, 10, true});
+  }
+  for (const Source& s : sources)
     for (Level level : vqe::simd::available_levels()) {
       const std::string suffix = std::string("/") + s.name + "/" + vqe::simd::level_name(level);
       benchmark::RegisterBenchmark(("BM_VifStatisticScale0" + suffix).c_str(),
-                                   BM_VifStatisticScale0, s.w, s.h, s.bits, level)
+                                   BM_VifStatisticScale0, s, level)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
       benchmark::RegisterBenchmark(("BM_VifSubsampleScale0" + suffix).c_str(),
-                                   BM_VifSubsampleScale0, s.w, s.h, s.bits, level)
+                                   BM_VifSubsampleScale0, s, level)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
       benchmark::RegisterBenchmark(("BM_VifStatisticScale1" + suffix).c_str(),
-                                   BM_VifStatisticScale1, s.w, s.h, s.bits, level)
+                                   BM_VifStatisticScale1, s, level)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
-      benchmark::RegisterBenchmark(("BM_VifExtractor" + suffix).c_str(), BM_VifExtractor, s.w,
-                                   s.h, s.bits, level)
+      benchmark::RegisterBenchmark(("BM_VifExtractor" + suffix).c_str(), BM_VifExtractor, s, level)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }

@@ -26,7 +26,7 @@ VqePicture to_c(const Picture& p) {
   c.width = p.width();
   c.height = p.height();
   c.bit_depth = p.bit_depth();
-  c.chroma = static_cast<VqeChroma>(p.format().chroma);
+  c.chroma = static_cast<int>(p.format().chroma);
   for (int i = 0; i < p.num_planes(); ++i) {
     c.data[i] = p.plane(i).data;
     c.stride[i] = p.plane(i).stride;
@@ -186,7 +186,7 @@ TEST(CApi, BadCallsReturnErrorsWithMessages) {
   broken.bit_depth = 9;
   expect_error(vqe_job_submit(c, &broken, &d0), VQE_ERROR_INVALID_ARGUMENT, "bit depth 9");
   broken = r0;
-  broken.chroma = static_cast<VqeChroma>(7);
+  broken.chroma = 7;
   expect_error(vqe_job_submit(c, &broken, &d0), VQE_ERROR_INVALID_ARGUMENT, "chroma 7");
   broken = r0;
   broken.width = -5;

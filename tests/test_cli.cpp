@@ -600,5 +600,87 @@ TEST(Cli, ShorterFileWarnsAndScoresPrefix) {
   EXPECT_EQ(nlohmann::json::parse(in)["frames"].size(), 2u);
 }
 
+TEST(Cli, SeveralDistortedRunALadder) {
+  auto ref = write_temp("ladder_ref.y4m", y4m(8, 6, "420", 3));
+  auto a = write_temp("ladder_a.y4m", y4m(8, 6, "420", 3));
+  auto b = write_temp("ladder_b.y4m", y4m(8, 6, "420", 2));
+  const fs::path dir = a.parent_path();
+  const std::string io = "-r " + ref.string() + " -d " + a.string() + " -d " + b.string() +
+                         " -n --feature psnr --json -q ";
+  auto r = run_cli(io + "-o " + (dir / "ladder_out_{name}.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // {name}: each distorted file's name without its extension.
+  for (const auto& [input, frames] : {std::pair{a, 3u}, std::pair{b, 2u}}) {
+    const fs::path written = dir / ("ladder_out_" + input.stem().string() + ".json");
+    std::ifstream in(written);
+    ASSERT_TRUE(in) << written;
+    EXPECT_EQ(nlohmann::json::parse(in)["frames"].size(), frames) << written;
+    fs::remove(written);
+  }
+  // Without {name}, with -o - or with --html: usage errors, nothing written.
+  for (const std::string extra : {"-o " + (dir / "ladder_one.json").string(), std::string("-o -"),
+                                  "--html " + (dir / "ladder_one.html").string()}) {
+    auto bad = run_cli(io + extra);
+    EXPECT_EQ(bad.exit_code, 1) << extra;
+    EXPECT_EQ(bad.err.rfind("vqe: error: ", 0), 0u) << bad.err;
+    EXPECT_NE(bad.err.find("(see vqe --help)"), std::string::npos) << bad.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "ladder_one.json"));
+  EXPECT_FALSE(fs::exists(dir / "ladder_one.html"));
+  // An output that would be an input is refused before any work.
+  auto clash = run_cli("-r " + ref.string() + " -d " + a.string() + " -d " + b.string() +
+                       " -n --feature psnr -q -o " + (dir / "{name}.y4m").string());
+  EXPECT_EQ(clash.exit_code, 1) << clash.err;
+  EXPECT_EQ(fs::file_size(a), y4m(8, 6, "420", 3).size());
+  // Without -o: each encode's pooled means on stdout.
+  auto plain = run_cli("-r " + ref.string() + " -d " + a.string() + " -d " + b.string() +
+                       " -n --feature psnr -q");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find(a.string() + ":"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find(b.string() + ":"), std::string::npos) << plain.out;
+}
+
+TEST(Cli, HtmlReportIsAnOutput) {
+  auto a = write_temp("html_a.y4m", y4m(8, 6, "420", 2));
+  const fs::path page = a.parent_path() / "html_report.html";
+  fs::remove(page);
+  const std::string io = "-r " + a.string() + " -d " + a.string() + " -n --feature psnr -q ";
+  auto r = run_cli(io + "--html " + page.string());
+  if (r.exit_code == 1 && r.err.find("no HTML report") != std::string::npos)
+    GTEST_SKIP() << "this build has no HTML report";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(page);
+  const std::string html(std::istreambuf_iterator<char>(in), {});
+  EXPECT_NE(html.find("<html"), std::string::npos);
+  // Never an input, never the -o file.
+  const auto before = fs::file_size(a);
+  auto onto_input = run_cli(io + "--html " + a.string());
+  EXPECT_EQ(onto_input.exit_code, 1);
+  EXPECT_EQ(fs::file_size(a), before);
+  auto same = run_cli(io + "-o " + page.string() + " --html " + page.string());
+  EXPECT_EQ(same.exit_code, 1);
+  EXPECT_NE(same.err.find("(see vqe --help)"), std::string::npos) << same.err;
+}
+
+TEST(Cli, VerbosePrintsWhereTheTimeWent) {
+  auto a = write_temp("time_a.y4m", y4m(8, 6, "420", 2));
+  auto r = run_cli("-r " + a.string() + " -d " + a.string() + " -n --feature psnr -q --verbose");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("time: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" wall for 2 frames"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BackendVulkanIsAnOption) {
+  auto a = write_temp("vk_a.y4m", y4m(8, 6, "420", 2));
+  // Accepted by the parser; the job says whether the build or the machine
+  // has the backend (status 0 or 1, never a usage error).
+  auto r = run_cli("-r " + a.string() + " -d " + a.string() + " -n --feature psnr -q --backend vulkan");
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  EXPECT_EQ(r.err.find("see vqe --help"), std::string::npos) << r.err;
+  auto g = run_cli("-r " + a.string() + " -d " + a.string() + " -n --feature psnr -q --gpu 1");
+  EXPECT_EQ(g.exit_code, 1);
+  EXPECT_NE(g.err.find("--gpu needs --backend cuda, vulkan or auto"), std::string::npos) << g.err;
+}
+
 }  // namespace
 }  // namespace vqe::test

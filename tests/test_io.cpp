@@ -7,17 +7,20 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "io/video_reader.h"
 #include "test_util.h"
 #include "vqe/error.h"
+#include "vqe/model.h"
 #include "core/extractor.h"
 #include "vqe/output.h"
 
@@ -563,6 +566,136 @@ TEST(Pairing, FrameCountAndSkips) {
   EXPECT_LT(*r.features.get("psnr_y", 0), 60.0);
   cfg.frame_skip_ref = 9;
   expect_error_containing([&] { run_pair(five, five, cfg); }, "fewer than 9 frames");
+}
+
+
+// Every value of two results equal (NaN equal to NaN), same frame count.
+void expect_same_results(const JobResult& a, const JobResult& b, const std::string& what) {
+  ASSERT_EQ(a.frames, b.frames) << what;
+  ASSERT_EQ(a.features.names(), b.features.names()) << what;
+  for (const std::string& n : a.features.names())
+    for (unsigned i = 0; i < a.frames; ++i) {
+      const auto x = a.features.get(n, i), y = b.features.get(n, i);
+      ASSERT_EQ(x.has_value(), y.has_value()) << what << " " << n << " frame " << i;
+      if (x && !(std::isnan(*x) && std::isnan(*y))) {
+        EXPECT_EQ(*x, *y) << what << " " << n << " frame " << i;
+      }
+    }
+}
+
+// A Y4M pair whose frames differ from frame to frame (motion sees them).
+std::string moving_y4m(const std::string& header, const VideoFormat& f, int frames, int seed) {
+  std::string s = header + "\n";
+  for (int n = 0; n < frames; ++n) {
+    s += "FRAME\n";
+    for (int p = 0; p < f.num_planes(); ++p)
+      for (int i = 0; i < f.plane_width(p) * f.plane_height(p); ++i) {
+        const unsigned v = static_cast<unsigned>((i * (7 + seed) + n * n * 13 + p * 31 + (i >> 3) * n) %
+                                                 (1u << f.bit_depth));
+        s.push_back(static_cast<char>(v & 0xff));
+        if (f.bit_depth > 8) s.push_back(static_cast<char>(v >> 8));
+      }
+  }
+  return s;
+}
+
+TEST(ParallelReading, EqualsSequentialReadingWithSkipsIrregularFramesAndLengths) {
+  const VideoFormat f{40, 36, 10, ChromaFormat::k420};
+  const std::string header = "YUV4MPEG2 W40 H36 C420p10";
+  std::string ref = moving_y4m(header, f, 16, 0);
+  // From frame 6 the reference's FRAME lines carry a parameter: frames are
+  // no longer at computable offsets, so parallel reading hands over to
+  // reading in order there.
+  std::size_t at = 0;
+  for (int n = 0; n <= 6; ++n) at = ref.find("FRAME\n", at + 1);
+  for (std::size_t pos = at; pos != std::string::npos; pos = ref.find("FRAME\n", pos + 10))
+    ref.replace(pos, 6, "FRAME XA=1\n");
+  const auto ref_path = write_temp("par_ref.y4m", ref);
+  const auto dist_path = write_temp("par_dist.y4m", moving_y4m(header, f, 12, 3));
+  for (const bool vmaf : {true, false})
+    for (const unsigned skip : {0u, 2u}) {
+      JobConfig base;
+      if (vmaf) base.models.push_back(Model::builtin("vmaf_v0.6.1"));
+      base.features.push_back({"psnr", {}});
+      if (!vmaf) base.features.push_back({"motion", {}});
+      base.frame_skip_ref = skip;
+      std::vector<std::string> warnings;
+      base.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+      base.readers = 1;
+      const JobResult sequential = run_pair(ref_path, dist_path, base);
+      for (const unsigned threads : {0u, 1u, 3u})
+        for (const unsigned readers : {2u, 4u}) {
+          JobConfig cfg = base;
+          cfg.threads = threads;
+          cfg.readers = readers;
+          const JobResult parallel = run_pair(ref_path, dist_path, cfg);
+          expect_same_results(sequential, parallel,
+                              fmt::format("vmaf {} skip {} threads {} readers {}", vmaf, skip,
+                                          threads, readers));
+        }
+      // The same warning each time: the distorted file ends first.
+      ASSERT_FALSE(warnings.empty());
+      for (const std::string& w : warnings) EXPECT_EQ(w, warnings.front());
+      EXPECT_NE(warnings.front().find("par_dist.y4m ended after 12 frames"), std::string::npos)
+          << warnings.front();
+    }
+  // The reference ending first is said the same way by every reader count.
+  const auto short_ref = write_temp("par_short_ref.y4m", moving_y4m(header, f, 5, 1));
+  for (const unsigned readers : {1u, 3u}) {
+    JobConfig cfg;
+    cfg.features.push_back({"psnr", {}});
+    cfg.threads = 2;
+    cfg.readers = readers;
+    std::string warning;
+    cfg.on_warning = [&](const std::string& w) { warning = w; };
+    EXPECT_EQ(run_pair(short_ref, dist_path, cfg).frames, 5u);
+    EXPECT_NE(warning.find("par_short_ref.y4m ended after 5 frames"), std::string::npos)
+        << "readers " << readers << ": " << warning;
+  }
+}
+
+TEST(ParallelReading, LumaOnlyReadingStillRefusesATruncatedFrame) {
+  const VideoFormat f{40, 36, 8, ChromaFormat::k420};
+  const std::string good = moving_y4m("YUV4MPEG2 W40 H36 C420jpeg", f, 4, 1);
+  // The last frame ends inside its chroma planes: a luma-only job (VMAF)
+  // does not read them, and must refuse the frame all the same.
+  const auto cut = write_temp("cut_chroma.y4m", good.substr(0, good.size() - 10));
+  const auto whole = write_temp("whole.y4m", good);
+  for (const unsigned readers : {1u, 3u}) {
+    JobConfig cfg;
+    cfg.models.push_back(Model::builtin("vmaf_v0.6.1"));
+    cfg.threads = 2;
+    cfg.readers = readers;
+    expect_error_containing([&] { run_pair(whole, cut, cfg); }, "frame 3 is truncated");
+  }
+}
+
+TEST(ParallelReading, ReadAtReportsEndAndIrregularFrames) {
+  const VideoFormat f{8, 6, 8, ChromaFormat::k420};
+  std::string bytes = make_y4m("YUV4MPEG2 W8 H6 C420jpeg", f, 3);
+  const std::size_t third = bytes.rfind("FRAME\n");
+  bytes.replace(third, 6, "FRAME Ixyz\n");
+  auto path = write_temp("irregular.y4m", bytes);
+  auto r = open_video(path.string(), nullptr);
+  ASSERT_TRUE(r->random_access());
+  Picture pic, seq;
+  EXPECT_EQ(r->read_at(1, pic, 3), FrameSource::FrameAt::kRead);
+  ASSERT_TRUE(r->read(seq));
+  ASSERT_TRUE(r->read(seq));  // frame 1
+  for (int p = 0; p < 3; ++p)
+    for (int y = 0; y < pic.plane(p).height; ++y)
+      EXPECT_EQ(0, std::memcmp(pic.plane(p).row<std::uint8_t>(y), seq.plane(p).row<std::uint8_t>(y),
+                               pic.plane(p).width));
+  EXPECT_EQ(r->read_at(2, pic, 1), FrameSource::FrameAt::kIrregular);
+  // Past an irregular frame, offsets are unknown: irregular too.
+  EXPECT_EQ(r->read_at(3, pic, 1), FrameSource::FrameAt::kIrregular);
+  auto regular = open_video(write_temp("regular.y4m", make_y4m("YUV4MPEG2 W8 H6", f, 3)).string(),
+                            nullptr);
+  EXPECT_EQ(regular->read_at(2, pic, 3), FrameSource::FrameAt::kRead);
+  EXPECT_EQ(regular->read_at(3, pic, 3), FrameSource::FrameAt::kEnd);
+  r->seek(2);
+  ASSERT_TRUE(r->read(seq));  // frame 2, read in order past its longer FRAME line
+  EXPECT_FALSE(r->read(seq));
 }
 
 }  // namespace

@@ -169,5 +169,32 @@ TEST(Job, RejectsWrongUse) {
   EXPECT_THROW(job.finish(), Error);   // no frame
 }
 
+
+// The submitting thread computing while it waits (help_while_waiting) or
+// sleeping gives the same values, with one slot or many, and one worker or
+// several.
+TEST(Job, HelpingSubmitterGivesTheSameResults) {
+  const VideoFormat f{160, 96, 8, ChromaFormat::k420};
+  const auto frames = make_frames(f, 12, 9);
+  JobConfig base = vmaf_config();
+  base.features.push_back({"motion", {{"motion_five_frame_window", "true"}}});
+  const JobResult reference = run(base, frames);  // no threads
+  for (const unsigned threads : {1u, 3u})
+    for (const unsigned slots : {0u, 1u, 3u})
+      for (const bool help : {true, false}) {
+        JobConfig cfg = base;
+        cfg.threads = threads;
+        cfg.max_frames_in_flight = slots;
+        cfg.help_while_waiting = help;
+        const JobResult r = run(cfg, frames);
+        ASSERT_EQ(r.features.names(), reference.features.names());
+        for (const std::string& n : reference.features.names())
+          for (unsigned i = 0; i < reference.frames; ++i)
+            EXPECT_EQ(r.features.get(n, i), reference.features.get(n, i))
+                << n << " frame " << i << " threads " << threads << " slots " << slots
+                << " help " << help;
+      }
+}
+
 }  // namespace
 }  // namespace vqe::test

@@ -93,6 +93,18 @@ TEST(Vif, Log2TableMatchesDefinition) {
   EXPECT_EQ(vif::log2_64((std::uint64_t{1} << 17) + 1), t[32768] + 2 * 2048);
 }
 
+// The SIMD kernels read log2_table()'s entries as a line plus a byte.
+TEST(Vif, Log2DeltaTableRebuildsTheTable) {
+  const auto& t = vif::log2_table();
+  const auto& delta = vif::log2_delta_table();
+  int largest = 0;
+  for (unsigned m = 0; m < 32768; ++m) {
+    ASSERT_EQ(30720 + static_cast<int>(m >> 4) + delta[m], t[32768 + m]) << m;
+    largest = std::max(largest, int{delta[m]});
+  }
+  EXPECT_EQ(largest, 177);  // 2048 * max(log2(x) - (x - 1)) over [1, 2], rounded
+}
+
 TEST(Vif, Reflect101) {
   // n = 5: ... 2 1 | 0 1 2 3 4 | 3 2 ...
   EXPECT_EQ(vif::reflect101(-1, 5), 1);

@@ -17,6 +17,7 @@ struct ExtractorDescription {
   std::vector<OptionSpec> options;             ///< accepted options, defaults, ranges, help
   std::vector<std::string> provided_features;  ///< libvmaf's internal feature names
   bool cuda = false;                           ///< has a CUDA compute in this build
+  bool vulkan = false;                         ///< has a Vulkan compute in this build
 };
 
 /// Every extractor of this build, sorted by name.

@@ -62,6 +62,36 @@ class FrameSource {
   virtual std::optional<FileIdentity> identity() const { return std::nullopt; }
   /// How the source's bytes are laid out.
   virtual VideoContainer container() const { return VideoContainer::kOther; }
+
+  /// As read(), but only the first `planes` planes (1: luma only); the other
+  /// planes are skipped in the file and left as they were in `picture`.
+  /// The default reads every plane.
+  virtual bool read_planes(Picture& picture, int planes) {
+    (void)planes;
+    return read(picture);
+  }
+
+  /// True when read_at() works: a regular file whose frames have one size
+  /// and lie at computable offsets (raw YUV; Y4M while its FRAME lines keep
+  /// the first one's length).
+  virtual bool random_access() const { return false; }
+
+  /// What read_at() found.
+  enum class FrameAt {
+    kRead,       ///< the frame was read
+    kEnd,        ///< the file ends before that frame
+    kIrregular,  ///< its FRAME line differs in length: read on with seek() + read()
+  };
+  /// Reads frame `index` of the file (counted from its first frame, not from
+  /// frames_read()), its first `planes` planes, into `picture` (re-allocated
+  /// only if its format differs). May be called from several threads at
+  /// once; does not move read()'s position. Throws vqe::Error as read()
+  /// does. Only when random_access(); the default throws.
+  virtual FrameAt read_at(unsigned index, Picture& picture, int planes) const;
+  /// Makes read() continue at frame `index` of the file, e.g. where read_at()
+  /// answered kIrregular (every frame before it being regular). Only when
+  /// random_access(); the default throws.
+  virtual void seek(unsigned index);
 };
 
 /// Receives a warning meant for the user (e.g. a Y4M header that leaves the

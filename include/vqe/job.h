@@ -30,12 +30,50 @@
 
 namespace vqe {
 
+namespace detail {
+class JobState;
+}  // namespace detail
+
+/// Work that depends on the reference alone, shared by the jobs of a ladder
+/// (one reference scored against several distorted versions; run_ladder()
+/// makes one). Every job given the same share (JobConfig::reference_share)
+/// must be fed the same reference frames at the same frame indices; then a
+/// value computed from reference pictures only (integer motion's per-frame
+/// SAD score) is computed by the first job that needs it and taken by the
+/// others, instead of once per job. The values are the same bits either way.
+/// A share forgets each value once every job has taken it (or has finished
+/// or been destroyed), so its memory is bounded by the frames in flight.
+/// Thread-safe.
+class ReferenceShare {
+ public:
+  /// `jobs`: how many jobs hold this share (each takes every value once).
+  explicit ReferenceShare(unsigned jobs);
+  ~ReferenceShare();
+  ReferenceShare(const ReferenceShare&) = delete;
+  ReferenceShare& operator=(const ReferenceShare&) = delete;
+
+  /// Values computed so far, and values taken from the share instead of
+  /// being computed again (for tests and --verbose).
+  unsigned long long computed() const;
+  unsigned long long reused() const;
+
+ private:
+  friend class detail::JobState;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 /// One extractor to run, by libvmaf extractor name ("psnr", "vif", ...) and
 /// options ("enable_mse" -> "true").
 struct FeatureRequest {
   std::string extractor;
   OptionValues options;
 };
+
+/// Parses libvmaf's feature syntax, "name" or "name=opt=val:opt=val" (the
+/// CLI's --feature). Throws vqe::Error for an empty name or an option
+/// without '='; the extractor and its options are checked by the Job.
+FeatureRequest parse_feature_request(const std::string& text);
 
 /// What to compute and how. Defaults match libvmaf's `vmaf` CLI.
 struct JobConfig {
@@ -65,18 +103,31 @@ struct JobConfig {
   /// run_job: called after each frame pair is handed to the job (frames so
   /// far), on the reading thread.
   std::function<void(unsigned)> on_progress;
+  /// run_job: threads reading frames at once when both sources allow it
+  /// (FrameSource::random_access: regular Y4M and raw files); 0 chooses
+  /// min(4, max(1, cores / 4)). Pipes and irregular files are read in order.
+  unsigned readers = 0;
+  /// With threads >= 1: while every frame slot is busy, the thread that
+  /// submits (inside submit() or acquire()) computes queued work with the
+  /// workers instead of sleeping, so that the job uses threads + 1 cores
+  /// as libvmaf's --threads N does. false keeps the submitting thread idle.
+  bool help_while_waiting = true;
   /// Called with warnings (e.g. one file ended first).
   std::function<void(const std::string&)> on_warning;
 
   /// Where extractors run. kCpu: all on the CPU. kCuda: every requested
-  /// extractor with a CUDA implementation runs on GPU `gpu`, the others on
-  /// the CPU in the same job (results identical either way; the job throws
-  /// vqe::Error when the build has no CUDA backend or the device does not
-  /// exist). kAuto: kCuda when a CUDA device is present, else kCpu (said
-  /// through on_note).
-  enum class Backend { kCpu, kCuda, kAuto };
+  /// extractor with a CUDA implementation runs on CUDA device `gpu`, the
+  /// others on the CPU in the same job. kVulkan: likewise with the Vulkan
+  /// implementations on Vulkan device `gpu` (any vendor's driver, or Mesa's
+  /// software lavapipe). Results are identical on every backend; the job
+  /// throws vqe::Error when the build lacks the backend or the device does
+  /// not exist. kAuto: CUDA when a CUDA device `gpu` is present, else Vulkan
+  /// when a Vulkan device `gpu` is, else the CPU (said through on_note).
+  enum class Backend { kCpu, kCuda, kAuto, kVulkan };
   Backend backend = Backend::kCpu;
-  /// CUDA device index for kCuda/kAuto (0-based, as --gpu).
+  /// Device index for kCuda, kVulkan and kAuto (0-based, as --gpu), among
+  /// the backend's devices (CUDA devices, or Vulkan physical devices in the
+  /// loader's order).
   int gpu = 0;
   /// Highest CPU instruction-set level this job's kernels use (--cpu-level,
   /// --cpumask); the best this CPU has by default. Must be an available
@@ -86,6 +137,33 @@ struct JobConfig {
   /// Called with informational notes (which backend runs which extractor);
   /// the CLI prints them with --verbose.
   std::function<void(const std::string&)> on_note;
+  /// Jobs scoring the same reference frames against other distorted videos
+  /// may share reference-only work through one ReferenceShare (see there);
+  /// null (the default) computes everything in this job.
+  std::shared_ptr<ReferenceShare> reference_share;
+};
+
+/// Where a job's time went, in seconds of thread time (not wall time), to
+/// show which part of a job is serial (`vqe --verbose` prints it).
+struct JobTimes {
+  /// Setting up in start(): extractors, frame slots, the GPU's memory.
+  double start = 0;
+  /// Computing done by the submitting thread while it waited for a free
+  /// frame slot (JobConfig::help_while_waiting); part of wait_for_slots.
+  double help = 0;
+  /// Ordered parts of temporal extractors (frames one after another: the
+  /// serial stage of the computation).
+  double ordered = 0;
+  /// Model prediction (any thread, frames as they become final).
+  double prediction = 0;
+  /// The submitting thread inside submit() (handing frames over, GPU
+  /// uploads and kernel launches; all computation when threads is 0).
+  double submit = 0;
+  /// run_job only: the calling thread's own reading of frames (sequential
+  /// reading; 0 when parallel readers read), waiting for free frame slots
+  /// (backpressure: the computation is behind), and waiting for reader
+  /// threads (the reading is behind).
+  double read = 0, wait_for_slots = 0, wait_for_reads = 0;
 };
 
 /// Everything a job produced.
@@ -95,11 +173,11 @@ struct JobResult {
   FeatureCollector features;   ///< per-frame values and aggregates
   /// Extractors that ran on the GPU (empty when none did).
   std::vector<std::string> gpu_extractors;
+  JobTimes times;
 };
 
 namespace detail {
 struct FrameSlot;
-class JobState;
 }  // namespace detail
 
 /// A frame pair lent by a job to be filled in place (no copy on submit):
@@ -181,6 +259,15 @@ class Job {
   /// the end-of-video values at finish() (float_motion's motion3 in a
   /// one-frame video).
   std::vector<std::string> feature_names() const;
+  /// Planes of each picture the job reads (after start()): 1 when every
+  /// extractor reads luma only (VMAF), else the format's planes. A caller
+  /// may leave the other planes unfilled.
+  int planes_needed() const;
+  /// Frame pairs the caller may hold at once through acquire() (after
+  /// start()): the job's slots less those it keeps for temporal extractors
+  /// that read earlier frames (motion keeps the last one). Acquiring more
+  /// without submitting waits for ever.
+  unsigned frames_in_flight() const;
 
   /// Waits until every submitted frame has been computed. Frames submitted
   /// later continue the same video.

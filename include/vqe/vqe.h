@@ -11,10 +11,12 @@
 #include "vqe/feature_collector.h"
 #include "vqe/io.h"
 #include "vqe/job.h"
+#include "vqe/ladder.h"
 #include "vqe/model.h"
 #include "vqe/options.h"
 #include "vqe/output.h"
 #include "vqe/picture.h"
+#include "vqe/report.h"
 
 namespace vqe {
 

@@ -78,7 +78,8 @@ VQE_API const char *vqe_version(void);
 typedef enum VqeBackend {
   VQE_BACKEND_CPU = 0,  /**< everything on the CPU (default) */
   VQE_BACKEND_CUDA = 1, /**< extractors with a CUDA compute on GPU `gpu`, others on the CPU */
-  VQE_BACKEND_AUTO = 2  /**< CUDA when a device is present, else the CPU */
+  VQE_BACKEND_AUTO = 2, /**< CUDA when a device is present, else Vulkan, else the CPU */
+  VQE_BACKEND_VULKAN = 3 /**< extractors with a Vulkan compute on Vulkan device `gpu`, others on the CPU */
 } VqeBackend;
 
 /** Job settings. Initialise with vqe_config_default(), then change fields. */
@@ -87,7 +88,7 @@ typedef struct VqeConfig {
   unsigned subsample;            /**< score every N-th frame (1 = all) */
   unsigned max_frames_in_flight; /**< frame pairs held at most; 0 = 2·threads + 2 */
   int backend;                   /**< a VqeBackend value; others are refused by vqe_job_open */
-  int gpu;                       /**< CUDA device index */
+  int gpu;                       /**< device index among the backend's devices (CUDA or Vulkan) */
   const char *cpu_level;         /**< NULL = best; "scalar", "sse4", "avx2", "avx512", "neon" */
   uint64_t cpumask;              /**< libvmaf's --cpumask bits (disables instruction sets) */
   int no_prediction;             /**< nonzero: compute models' features, no model score */
@@ -138,7 +139,7 @@ typedef struct VqePicture {
   int width;
   int height;
   int bit_depth;
-  VqeChroma chroma;
+  int chroma; /**< a VqeChroma value; others are refused by vqe_job_submit */
   const void *data[3];
   ptrdiff_t stride[3];
 } VqePicture;

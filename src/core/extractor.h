@@ -52,6 +52,10 @@ class FeatureExtractor {
   /// one instance). Temporal extractors also run on every frame under
   /// --subsample, as libvmaf's TEMPORAL/PREV_REF extractors do.
   virtual bool temporal() const { return false; }
+  /// True if extract() reads the chroma planes (planes 1 and 2); false lets
+  /// the job's frame sources read luma only. Default true.
+  virtual bool needs_chroma() const { return true; }
+
   /// Frames of look-ahead: the values this extractor writes for frame i are
   /// final once frame i + lag() has been extracted (and every value after
   /// flush()). 0 for extractors that write only the frame they extract;
@@ -65,21 +69,64 @@ class FeatureExtractor {
   virtual bool every_frame() const { return temporal(); }
 
   /// A fresh, un-initialised instance with the same options, for another
-  /// worker thread. Only called for non-temporal extractors.
+  /// worker thread. Called for non-temporal and pairwise extractors.
   virtual std::unique_ptr<FeatureExtractor> clone() const = 0;
+
+  // --- Pairwise temporal extractors -----------------------------------------
+  // A temporal extractor whose per-frame work for frame i reads only frames
+  // i and i - pair_distance() (and no other state of the past) is split in
+  // two: extract_pair() does the work on any worker, frames in any order, on
+  // a clone; emit_ordered() turns its few values into features, frames in
+  // order, on the job's one instance. The job keeps frame i - d's pictures
+  // until frame i's extract_pair() is done. extract() must still work on its
+  // own (frames in order on one instance): it gives the same values.
+
+  /// The distance d to the earlier frame extract_pair() reads, or 0 when the
+  /// extractor is not pairwise (the default). At most kMaxPairDistance.
+  virtual unsigned pair_distance() const { return 0; }
+  static constexpr unsigned kMaxPairDistance = 4;
+
+  /// What extract_pair() hands to emit_ordered(): a few numbers per frame.
+  struct PairValues {
+    double values[4] = {0, 0, 0, 0};
+  };
+  /// The per-frame part of frame `index` (pairwise extractors only):
+  /// `earlier_reference`/`earlier_distorted` are frame index - d, nullptr for
+  /// the first d frames. Thread-compatible: each worker calls its own clone.
+  virtual PairValues extract_pair(const Picture* earlier_reference,
+                                  const Picture* earlier_distorted, const Picture& reference,
+                                  const Picture& distorted, unsigned index) {
+    (void)earlier_reference, (void)earlier_distorted, (void)reference, (void)distorted,
+        (void)index;
+    return {};
+  }
+  /// The ordered part: frame `index`'s values from extract_pair(), frames in
+  /// order 0, 1, 2, ... on the instance the job built first.
+  virtual void emit_ordered(unsigned index, const PairValues& values, FeatureCollector& out) {
+    (void)index, (void)values, (void)out;
+  }
+  /// True when extract_pair() reads the reference pictures only (motion):
+  /// jobs of one ladder then compute its values once per frame and share
+  /// them (JobConfig::reference_share). Default false.
+  virtual bool pair_reference_only() const { return false; }
 };
 
 namespace cuda {
 class CudaExtractor;  // backend/cuda/cuda_extractor.cuh (CUDA builds only)
 }  // namespace cuda
+namespace vulkan {
+class VulkanExtractor;  // backend/vulkan/vulkan_extractor.h (Vulkan builds only)
+}  // namespace vulkan
 
 /// Builds the CUDA compute of an extractor for options already validated
 /// against its ExtractorInfo::options (so emitted names are the CPU's).
 using CudaFactory = std::unique_ptr<cuda::CudaExtractor> (*)(const ParsedOptions& options);
+/// Builds the Vulkan compute of an extractor, likewise.
+using VulkanFactory = std::unique_ptr<vulkan::VulkanExtractor> (*)(const ParsedOptions& options);
 
 /// One extractor, as libvmaf's VmafFeatureExtractor record: its name,
 /// options and provided features, and its compute per backend (CPU always;
-/// CUDA where the metric has kernels). The metric's folder defines it; the
+/// CUDA and Vulkan where the metric has kernels). The metric's folder defines it; the
 /// explicit list in core/extractor_list.cpp names every extractor.
 struct ExtractorInfo {
   std::string name;                         ///< e.g. "psnr", "vif", "float_ssim"
@@ -91,6 +138,9 @@ struct ExtractorInfo {
   /// The CUDA compute, or nullptr when the metric has no CUDA kernels or
   /// the build has no CUDA backend (use VQE_CUDA_TWIN).
   CudaFactory make_cuda = nullptr;
+  /// The Vulkan compute, or nullptr when the metric has no Vulkan kernels
+  /// or the build has no Vulkan backend (use VQE_VULKAN_TWIN).
+  VulkanFactory make_vulkan = nullptr;
   /// When libvmaf first writes an emitted name (given without its option
   /// suffix, e.g. "integer_motion2") in its one-thread run, which fixes the
   /// name's column in libvmaf's output: the index of the frame during whose
@@ -108,6 +158,13 @@ inline constexpr unsigned kWrittenAtFlush = ~0u;
 #define VQE_CUDA_TWIN(factory) (factory)
 #else
 #define VQE_CUDA_TWIN(factory) nullptr
+#endif
+
+/// `factory` in builds with the Vulkan backend, nullptr otherwise.
+#if defined(VQE_HAVE_VULKAN)
+#define VQE_VULKAN_TWIN(factory) (factory)
+#else
+#define VQE_VULKAN_TWIN(factory) nullptr
 #endif
 
 /// Every extractor of this build, in the order of the explicit list

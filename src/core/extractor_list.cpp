@@ -67,7 +67,8 @@ std::vector<const ExtractorInfo*> all_extractors() {
 std::vector<ExtractorDescription> list_extractors() {
   std::vector<ExtractorDescription> out;
   for (const ExtractorInfo* e : all_extractors())
-    out.push_back({e->name, e->options, e->provided_features, e->make_cuda != nullptr});
+    out.push_back({e->name, e->options, e->provided_features, e->make_cuda != nullptr,
+                   e->make_vulkan != nullptr});
   return out;
 }
 

@@ -4,7 +4,12 @@
 #include "vqe/cpu.h"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <fmt/format.h>
 #include <hwy/targets.h>
@@ -120,6 +125,23 @@ Level level_from_cpumask(std::uint64_t mask) {
   if (!(mask & (1u << 2)) && !(mask & (1u << 3)) && !(mask & (1u << 4))) level = Level::avx512;
   return level < max_level() ? level : max_level();
 #endif
+}
+
+bool slow_gathers() {
+  static const bool slow = [] {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return false;
+    char vendor[12];
+    std::memcpy(vendor, &ebx, 4);
+    std::memcpy(vendor + 4, &edx, 4);
+    std::memcpy(vendor + 8, &ecx, 4);
+    return std::memcmp(vendor, "AuthenticAMD", 12) == 0;
+#else
+    return false;
+#endif
+  }();
+  return slow;
 }
 
 }  // namespace vqe::simd

@@ -24,6 +24,11 @@
 
 namespace vqe::simd {
 
+/// True on CPUs whose vector gathers are slower than the exact arithmetic
+/// some kernels can use instead (AMD x86: measured on Zen 5). Only a speed
+/// choice: both paths give the same results.
+bool slow_gathers();
+
 /// Number of Level enumerators (size of per-level arrays).
 inline constexpr std::size_t kLevelCount = 5;
 

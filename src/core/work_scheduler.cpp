@@ -82,21 +82,38 @@ void WorkScheduler::push(void* item) {
   work_cv_.notify_one();
 }
 
+bool WorkScheduler::help_with_tiles(std::unique_lock<std::mutex>& lock) {
+  while (!batches_.empty()) {
+    Batch* b = batches_.front();
+    if (b->next >= b->tiles || b->error || b->next_slot >= width_) {
+      batches_.erase(batches_.begin());
+      continue;
+    }
+    const unsigned slot = b->next_slot++;
+    ++b->helpers;
+    work_on(*b, slot, lock);
+    --b->helpers;
+    done_cv_.notify_all();
+    return true;
+  }
+  return false;
+}
+
+void* WorkScheduler::try_next_item(bool* worked) {
+  std::unique_lock lock(mutex_);
+  *worked = help_with_tiles(lock);
+  if (*worked || items_.empty()) return nullptr;
+  void* item = items_.front();
+  items_.pop_front();
+  *worked = true;
+  return item;
+}
+
 void* WorkScheduler::next_item() {
   std::unique_lock lock(mutex_);
   for (;;) {
     // Tiles of frames in progress first.
-    while (!batches_.empty()) {
-      Batch* b = batches_.front();
-      if (b->next >= b->tiles || b->error || b->next_slot >= width_) {
-        batches_.erase(batches_.begin());
-        continue;
-      }
-      const unsigned slot = b->next_slot++;
-      ++b->helpers;
-      work_on(*b, slot, lock);
-      --b->helpers;
-      done_cv_.notify_all();
+    while (help_with_tiles(lock)) {
     }
     if (!items_.empty()) {
       void* item = items_.front();

@@ -40,6 +40,13 @@ class WorkScheduler final : public TileRunner {
   /// any, and returns the next queued item; nullptr once stop() was called
   /// and the queue is empty.
   void* next_item();
+  /// For a thread that is not one of the workers but has nothing else to
+  /// do for a while (the job's submitting thread waiting for a free frame
+  /// slot): never waits. Runs the unclaimed tiles of one batch if there are
+  /// any (returns nullptr, `*worked` true), else takes the next queued item
+  /// (returns it, `*worked` true), else returns nullptr with `*worked`
+  /// false. Such a thread counts in width() like a worker.
+  void* try_next_item(bool* worked);
   /// Wakes every waiting worker; next_item() returns nullptr once the queue
   /// is empty.
   void stop();
@@ -49,6 +56,9 @@ class WorkScheduler final : public TileRunner {
   // Runs unclaimed tiles of `b` with `slot` until none is left. Never throws
   // (errors are stored in the batch).
   static void work_on(Batch& b, unsigned slot, std::unique_lock<std::mutex>& lock);
+  // Joins the first batch with unclaimed tiles and a free slot, runs its
+  // tiles; false when there is none.
+  bool help_with_tiles(std::unique_lock<std::mutex>& lock);
   void finish_tile(Batch& b);
 
   const unsigned width_;

@@ -35,6 +35,9 @@ class FdStream final : public ByteStream {
       throw Error(fmt::format("{}: cannot read: {}", name(), std::strerror(errno)));
     }
   }
+  bool seek_source(std::int64_t offset, int whence) override {
+    return ::lseek(fd_, static_cast<off_t>(offset), whence) >= 0;
+  }
 
  private:
   int fd_;
@@ -52,6 +55,9 @@ class StdioStream final : public ByteStream {
     if (n == 0 && std::ferror(file_))
       throw Error(fmt::format("{}: cannot read: {}", name(), std::strerror(errno)));
     return n;
+  }
+  bool seek_source(std::int64_t offset, int whence) override {
+    return ::fseeko(file_, static_cast<off_t>(offset), whence) == 0;
   }
 
  private:
@@ -123,6 +129,36 @@ std::string_view ByteStream::peek(std::size_t bytes) {
   }
   return {reinterpret_cast<const char*>(buffer_.data()) + begin_,
           std::min(bytes, end_ - begin_)};
+}
+
+std::uint64_t ByteStream::skip(std::uint64_t bytes) {
+  // What is buffered first.
+  const std::uint64_t buffered = std::min<std::uint64_t>(bytes, end_ - begin_);
+  begin_ += static_cast<std::size_t>(buffered);
+  consumed_ += buffered;
+  std::uint64_t left = bytes - buffered;
+  if (left == 0) return bytes;
+  if (!at_end_ && seek_source(static_cast<std::int64_t>(left), SEEK_CUR)) {
+    consumed_ += left;
+    return bytes;
+  }
+  // A pipe or device: read and drop.
+  while (left > 0) {
+    if (begin_ == end_ && !refill()) break;
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, end_ - begin_));
+    begin_ += n;
+    consumed_ += n;
+    left -= n;
+  }
+  return bytes - left;
+}
+
+void ByteStream::seek(std::uint64_t offset) {
+  if (!seek_source(static_cast<std::int64_t>(offset), SEEK_SET))
+    throw Error(fmt::format("{}: cannot seek: {}", name_, std::strerror(errno)));
+  begin_ = end_ = 0;
+  at_end_ = false;
+  consumed_ = offset;
 }
 
 }  // namespace vqe

@@ -38,14 +38,26 @@ class ByteStream {
   /// The next bytes without consuming them: `bytes` of them, or fewer at the
   /// end of the stream (`bytes` must not exceed the block size).
   std::string_view peek(std::size_t bytes);
-  /// Bytes consumed so far.
+  /// Bytes consumed so far (after seek(): counted from the offset given).
   std::uint64_t position() const { return consumed_; }
+  /// Consumes `bytes` bytes without keeping them: moves past them where the
+  /// source can seek (a regular file: nothing is read, and the caller checks
+  /// the size), else reads and drops them. Returns how many were consumed,
+  /// fewer only at the end of a source that cannot seek.
+  std::uint64_t skip(std::uint64_t bytes);
+  /// Makes reading continue at byte `offset` of the source (a regular file),
+  /// dropping what was buffered; position() then says `offset`. Throws
+  /// vqe::Error naming the system's reason when the source cannot seek.
+  void seek(std::uint64_t offset);
 
  protected:
   explicit ByteStream(std::string name);
   /// Reads up to `bytes` bytes from the source; 0 at its end. Throws on
   /// read errors.
   virtual std::size_t fill(void* dst, std::size_t bytes) = 0;
+  /// Moves the source's position as lseek(offset, whence) does. Returns
+  /// false (errno set) when the source cannot seek.
+  virtual bool seek_source(std::int64_t offset, int whence) = 0;
   const std::string& name() const { return name_; }
 
  private:

@@ -54,7 +54,12 @@ OpenedInput open_input(const std::string& path) {
   // input may be a file already partly read). /proc files say 0: unknown.
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     const off_t at = ::lseek(fd, 0, SEEK_CUR);
-    if (at >= 0 && at <= st.st_size) in.size = static_cast<std::uint64_t>(st.st_size - at);
+    if (at >= 0 && at <= st.st_size) {
+      in.size = static_cast<std::uint64_t>(st.st_size - at);
+      // Frames at computable offsets may be read in parallel (read_at).
+      in.fd = fd;
+      in.start = static_cast<std::uint64_t>(at);
+    }
   }
   in.stream = ByteStream::from_fd(fd, !is_stdin, path);
   return in;

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "io/video_reader.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -80,6 +85,14 @@ class Y4mReader final : public VideoReader {
                          format_.width, format_.height, to_string(format_.chroma),
                          format_.bit_depth, needed, left));
     }
+    // Random access when the frames are at fixed offsets: the first FRAME
+    // line's length is taken for every frame (read_at checks each one).
+    if (in.fd >= 0) {
+      const std::string_view ahead = stream_->peek(kMaxFrameLineProbe);
+      const std::size_t newline = ahead.find('\n');
+      if (newline != std::string_view::npos)
+        enable_random_access(in, in.start + stream_->position(), newline + 1);
+    }
   }
   VideoContainer container() const override { return VideoContainer::kY4m; }
 
@@ -95,6 +108,8 @@ class Y4mReader final : public VideoReader {
 
  private:
   static constexpr std::string_view kFrameMarker = "FRAME";
+  // A FRAME line longer than this (parameters) leaves the input sequential.
+  static constexpr std::size_t kMaxFrameLineProbe = 256;
   std::string line_;
 };
 
@@ -109,6 +124,7 @@ class RawReader final : public VideoReader {
       fail(fmt::format("is shorter than one frame ({} bytes; a {}x{} {}p{} frame is {} bytes)",
                        in.size, format_.width, format_.height, to_string(format_.chroma),
                        format_.bit_depth, format_.frame_bytes()));
+    enable_random_access(in, in.start, 0);
   }
   VideoContainer container() const override { return VideoContainer::kRaw; }
 
@@ -117,6 +133,14 @@ class RawReader final : public VideoReader {
 };
 
 }  // namespace
+
+FrameSource::FrameAt FrameSource::read_at(unsigned, Picture&, int) const {
+  throw Error(path() + ": this input is read in order only (no random access)");
+}
+
+void FrameSource::seek(unsigned) {
+  throw Error(path() + ": this input is read in order only (no random access)");
+}
 
 VideoReader::VideoReader(std::string path, std::unique_ptr<ByteStream> stream,
                          std::optional<FileIdentity> identity)
@@ -140,24 +164,8 @@ void words_from_le(std::uint16_t* row, int width) {
 
 }  // namespace
 
-void VideoReader::read_plane(Plane& plane, int plane_index) {
-  const int bps = format_.bytes_per_sample();
-  const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
-  const auto truncated = [&](int row) {
-    fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the input ends)",
-                     frames_read_, plane_index, row, plane.height));
-  };
-  // Samples go straight from the file into the picture: the whole plane in
-  // one read when its rows are contiguous, else row by row.
-  if (static_cast<std::size_t>(plane.stride) == row_bytes) {
-    const std::size_t bytes = row_bytes * static_cast<std::size_t>(plane.height);
-    const std::size_t got = stream_->read(plane.data, bytes);
-    if (got != bytes) truncated(static_cast<int>(got / row_bytes));
-  } else {
-    for (int y = 0; y < plane.height; ++y)
-      if (stream_->read(plane.row<std::uint8_t>(y), row_bytes) != row_bytes) truncated(y);
-  }
-  if (bps == 1) return;
+void VideoReader::check_samples(Plane& plane, int plane_index, unsigned frame) const {
+  if (format_.bytes_per_sample() == 1) return;
   // Above 8 bits: native order, and no sample above the bit depth's maximum.
   const unsigned max_sample = (1u << format_.bit_depth) - 1;
   for (int y = 0; y < plane.height; ++y) {
@@ -169,15 +177,59 @@ void VideoReader::read_plane(Plane& plane, int plane_index) {
     for (int x = 0; x < plane.width; ++x)
       if (row[x] > max_sample)
         fail(fmt::format("frame {}: sample {} at plane {} ({}, {}) exceeds the {}-bit maximum {}",
-                         frames_read_, row[x], plane_index, x, y, format_.bit_depth,
-                         max_sample));
+                         frame, row[x], plane_index, x, y, format_.bit_depth, max_sample));
   }
 }
 
-bool VideoReader::read(Picture& picture) {
+void VideoReader::read_plane(Plane& plane, int plane_index) {
+  const int bps = format_.bytes_per_sample();
+  const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
+  const auto truncated = [&](int row) {
+    fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the input ends)",
+                     frames_read_, plane_index, row, plane.height));
+  };
+  // Samples go straight from the input into the picture: the whole plane in
+  // one read when its rows are contiguous, else row by row.
+  if (static_cast<std::size_t>(plane.stride) == row_bytes) {
+    const std::size_t bytes = row_bytes * static_cast<std::size_t>(plane.height);
+    const std::size_t got = stream_->read(plane.data, bytes);
+    if (got != bytes) truncated(static_cast<int>(got / row_bytes));
+  } else {
+    for (int y = 0; y < plane.height; ++y)
+      if (stream_->read(plane.row<std::uint8_t>(y), row_bytes) != row_bytes) truncated(y);
+  }
+  check_samples(plane, plane_index, frames_read_);
+}
+
+bool VideoReader::read_planes(Picture& picture, int planes) {
   if (!begin_frame()) return false;
   if (!(picture.format() == format_)) picture = Picture(format_);
-  for (int p = 0; p < picture.num_planes(); ++p) read_plane(picture.plane(p), p);
+  const int n = std::clamp(planes, 1, picture.num_planes());
+  for (int p = 0; p < n; ++p) read_plane(picture.plane(p), p);
+  if (n < picture.num_planes()) {
+    // Skip the planes nobody reads (a seek in a file, reads elsewhere); a
+    // frame cut short in them is refused all the same.
+    std::uint64_t rest = 0;
+    for (int p = n; p < picture.num_planes(); ++p)
+      rest += static_cast<std::uint64_t>(format_.plane_width(p)) * format_.plane_height(p) *
+              format_.bytes_per_sample();
+    const auto truncated = [&] {
+      fail(fmt::format("frame {} is truncated (the input ends in its chroma planes)",
+                       frames_read_));
+    };
+    if (random_access_) {
+      // A regular file: the skipped planes must be in it all the same.
+      if (stream_start_ + stream_->position() + rest > file_size_) truncated();
+      if (stream_->skip(rest) != rest) truncated();
+    } else {
+      std::vector<std::uint8_t> sink(static_cast<std::size_t>(std::min<std::uint64_t>(rest, 1 << 16)));
+      while (rest > 0) {
+        const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(rest, sink.size()));
+        if (stream_->read(sink.data(), chunk) != chunk) truncated();
+        rest -= chunk;
+      }
+    }
+  }
   ++frames_read_;
   return true;
 }
@@ -185,8 +237,95 @@ bool VideoReader::read(Picture& picture) {
 bool VideoReader::skip(unsigned count) {
   Picture scratch(format_);
   for (unsigned i = 0; i < count; ++i)
-    if (!read(scratch)) return false;
+    if (!read_planes(scratch, 1)) return false;
   return true;
+}
+
+void VideoReader::enable_random_access(const OpenedInput& input, std::uint64_t data_start,
+                                       std::size_t frame_header) {
+  if (input.fd < 0) return;
+  struct stat st {};
+  if (::fstat(input.fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  random_access_ = true;
+  fd_ = input.fd;
+  stream_start_ = input.start;
+  file_size_ = static_cast<std::uint64_t>(st.st_size);
+  data_start_ = data_start;
+  frame_header_ = frame_header;
+}
+
+std::uint64_t VideoReader::frame_offset(unsigned index) const {
+  return data_start_ + static_cast<std::uint64_t>(index) * (frame_header_ + format_.frame_bytes());
+}
+
+FrameSource::FrameAt VideoReader::read_at(unsigned index, Picture& picture, int planes) const {
+  if (!random_access_) throw Error(fmt::format("{}: no random access", path_));
+  std::uint64_t at = frame_offset(index);
+  // pread() from `from` until `len` bytes or the end of the file.
+  const auto read_range = [&](void* dst, std::size_t len, std::uint64_t from) {
+    auto* out = static_cast<std::uint8_t*>(dst);
+    std::size_t done = 0;
+    while (done < len) {
+      const ssize_t got = ::pread(fd_, out + done, len - done, static_cast<off_t>(from + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0)
+        fail(fmt::format("frame {}: cannot read: {}", index, std::strerror(errno)));
+      if (got == 0) break;
+      done += static_cast<std::size_t>(got);
+    }
+    return done;
+  };
+  if (frame_header_ > 0) {
+    std::string line(frame_header_, '\0');
+    const std::size_t got = read_range(line.data(), frame_header_, at);
+    if (got == 0) return FrameAt::kEnd;
+    // Not the first FRAME line's length (or a malformed frame: read()
+    // reports it): on with sequential reading.
+    if (got < frame_header_ || line.compare(0, 5, "FRAME") != 0 || line.back() != '\n' ||
+        line.find('\n') != frame_header_ - 1 || (frame_header_ > 6 && line[5] != ' '))
+      return FrameAt::kIrregular;
+    at += frame_header_;
+  } else if (at >= file_size_) {
+    return FrameAt::kEnd;
+  }
+  if (!(picture.format() == format_)) picture = Picture(format_);
+  const int n = std::clamp(planes, 1, picture.num_planes());
+  const int bps = format_.bytes_per_sample();
+  // The planes not read must be in the file all the same (a frame cut short
+  // is an error, as when every plane is read).
+  if (n < picture.num_planes() && at + format_.frame_bytes() > file_size_)
+    fail(fmt::format("frame {} is truncated (the input ends in it)", index));
+  for (int p = 0; p < n; ++p) {
+    Plane& plane = picture.plane(p);
+    const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
+    const std::size_t bytes = row_bytes * static_cast<std::size_t>(plane.height);
+    std::size_t done = 0;
+    if (static_cast<std::size_t>(plane.stride) == row_bytes) {
+      done = read_range(plane.data, bytes, at);
+    } else {
+      for (int y = 0; y < plane.height; ++y) {
+        const std::size_t got = read_range(plane.row<std::uint8_t>(y), row_bytes,
+                                           at + static_cast<std::uint64_t>(y) * row_bytes);
+        done += got;
+        if (got < row_bytes) break;
+      }
+    }
+    if (done < bytes)
+      fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the input ends)", index, p,
+                       done / row_bytes, plane.height));
+    check_samples(plane, p, index);
+    at += bytes;
+  }
+  return FrameAt::kRead;
+}
+
+void VideoReader::seek(unsigned index) {
+  if (!random_access_) throw Error(fmt::format("{}: no random access", path_));
+  stream_->seek(frame_offset(index));
+  // position() now counts from the file's start; the stream's own start is
+  // where it counted from before.
+  stream_start_ = 0;
+  frames_read_ = index;
 }
 
 VideoFormat parse_y4m_header(const std::string& header, const std::string& path,

@@ -58,7 +58,7 @@ int guarded(const char* call, F&& body) {
     if (!(cond)) return fail(VQE_ERROR_INVALID_ARGUMENT, std::string(call) + ": " + (what)); \
   } while (0)
 
-vqe::ChromaFormat to_chroma(VqeChroma c, bool* ok) {
+vqe::ChromaFormat to_chroma(int c, bool* ok) {
   *ok = true;
   switch (c) {
     case VQE_CHROMA_400: return vqe::ChromaFormat::k400;
@@ -79,7 +79,7 @@ std::optional<vqe::PictureView> to_view(const VqePicture* p, std::string* error)
   v.format.bit_depth = p->bit_depth;
   v.format.chroma = to_chroma(p->chroma, &ok);
   if (!ok) {
-    *error = fmt::format("unknown chroma format {}", static_cast<int>(p->chroma));
+    *error = fmt::format("unknown chroma format {}", p->chroma);
     return std::nullopt;
   }
   try {
@@ -155,6 +155,7 @@ int vqe_job_open(VqeJob** job, const VqeConfig* config) {
       case VQE_BACKEND_CPU: j->config.backend = vqe::JobConfig::Backend::kCpu; break;
       case VQE_BACKEND_CUDA: j->config.backend = vqe::JobConfig::Backend::kCuda; break;
       case VQE_BACKEND_AUTO: j->config.backend = vqe::JobConfig::Backend::kAuto; break;
+      case VQE_BACKEND_VULKAN: j->config.backend = vqe::JobConfig::Backend::kVulkan; break;
       default:
         return fail(VQE_ERROR_INVALID_ARGUMENT,
                     fmt::format("vqe_job_open: unknown backend {}", c.backend));

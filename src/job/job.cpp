@@ -13,7 +13,9 @@
 #include "vqe/job.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -26,9 +28,12 @@
 
 #include "backend/cuda/backend.h"
 #include "backend/cuda/device.h"
+#include "backend/vulkan/backend.h"
+#include "backend/vulkan/device.h"
 #include "core/extractor.h"
 #include "core/options.h"
 #include "core/work_scheduler.h"
+#include "job/reference_share.h"
 #include "vqe/error.h"
 
 namespace vqe {
@@ -38,13 +43,32 @@ struct FrameSlot {
   Picture reference;
   Picture distorted;
   unsigned index = 0;
-  /// CPU parts still to run for this frame (non-temporal task, temporal
-  /// strand); the last to finish frees the slot.
+  /// CPU parts still to run for this frame (the parallel task, the
+  /// temporal strand); the last to finish marks the frame computed.
   std::atomic<int> parts_left{0};
+  /// Holders of the slot: its own computation, the job's list of recent
+  /// frames (pairwise extractors read them) and each later frame whose
+  /// pairwise part reads this one. The last to let go frees the slot.
+  std::atomic<int> refs{0};
+  /// earlier[d]: the slot of frame index - d that this frame's pairwise
+  /// extractors read (held by this frame), or null.
+  std::array<FrameSlot*, FeatureExtractor::kMaxPairDistance + 1> earlier{};
+  /// Per pairwise extractor, its extract_pair() values for this frame.
+  std::vector<FeatureExtractor::PairValues> pair_values;
+  /// The frame the GPU last uploaded from this slot's (page-locked)
+  /// pictures, -1 for none: reusing the slot waits for that upload.
+  long long gpu_index = -1;
 };
 
 namespace {
 
+std::string request_key(const std::string& extractor, const OptionValues& options) {
+  std::string key = extractor;
+  for (const auto& [k, v] : options) key += fmt::format(":{}={}", k, v);
+  return key;
+}
+
+// "name=opt=val:opt=val", as the request was written (libvmaf's syntax).
 std::string describe_request(const std::string& extractor, const OptionValues& options) {
   std::string text = extractor;
   char sep = '=';
@@ -70,12 +94,18 @@ class JobState {
   /// none is free).
   FrameSlot* take_slot(bool wait);
   void give_back(FrameSlot* slot);  // unsubmitted
+  /// Drops one hold on a submitted slot (FrameSlot::refs); frees it at 0.
+  void release(FrameSlot* slot);
   void submit_slot(FrameSlot* slot);
 
   unsigned frames_submitted() const { return submitted_.load(); }
   unsigned frames_final() const { return final_.load(std::memory_order_acquire); }
   std::optional<double> score(const std::string& name, unsigned index) const;
   std::vector<std::string> feature_names() const;
+  int planes_needed() const { return planes_needed_; }
+  unsigned frames_in_flight() const {
+    return static_cast<unsigned>(slot_limit_) - max_pair_distance_;
+  }
   void flush();
   JobResult finish();
   void check_open(const char* call) const;
@@ -93,8 +123,25 @@ class JobState {
   /// Declares an output column; throws when the name is not portable or
   /// another output already has it.
   void declare_output(const std::string& name, bool model);
-  void worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own);
-  void run_parallel(std::vector<FeatureExtractor*>& extractors, FrameSlot& slot);
+  /// One thread's own extractor instances (a worker's, or the submitting
+  /// thread's while it helps), built on the first frame it takes.
+  struct ThreadExtractors {
+    std::vector<std::unique_ptr<FeatureExtractor>> own;
+    std::vector<FeatureExtractor*> parallel, pairwise;
+  };
+  void worker_loop();
+  /// Runs a scheduler item (a frame's parallel task or the temporal chain)
+  /// with `mine`'s instances.
+  void run_item(void* item, ThreadExtractors& mine);
+  /// run_item(), with any failure made the job's error (nothing may leave a
+  /// worker thread: std::terminate); waiting threads are woken to see it.
+  void run_item_guarded(void* item, ThreadExtractors& mine);
+  /// The frame's parallel task: the non-temporal extractors and the
+  /// pairwise parts, on the given instances (a worker's own clones).
+  void run_parallel(std::vector<FeatureExtractor*>& extractors,
+                    std::vector<FeatureExtractor*>& pairwise, FrameSlot& slot);
+  void parallel_task(std::vector<FeatureExtractor*>& extractors,
+                     std::vector<FeatureExtractor*>& pairwise, FrameSlot* slot);
   void run_temporal(FrameSlot& slot);
   /// Schedules (or, without workers, runs) the temporal chain when the next
   /// frame in order is ready.
@@ -118,9 +165,23 @@ class JobState {
   VideoFormat format_{};
   FeatureCollector out_;
   std::vector<std::string> gpu_extractors_;
-  std::unique_ptr<cuda::GpuJob> gpu_;
+  std::unique_ptr<GpuJob> gpu_;
   std::vector<std::unique_ptr<FeatureExtractor>> extractors_;  // CPU, request order
-  std::vector<FeatureExtractor*> temporal_, parallel_;
+  // temporal_: serial temporal extractors (strand only); pairwise_: split
+  // temporal extractors (their emit_ordered on the strand, extract_pair in
+  // the parallel task); parallel_: the rest.
+  std::vector<FeatureExtractor*> temporal_, parallel_, pairwise_;
+  std::vector<unsigned> pair_distances_;  // distinct distances of pairwise_
+  // Per pairwise_ extractor: its request key when its values come from the
+  // config's ReferenceShare (reference-only), else empty.
+  std::vector<std::string> shared_keys_;
+  bool left_share_ = false;
+  unsigned share_id_ = 0;  // this job's id in config_.reference_share
+  void leave_share();
+  unsigned max_pair_distance_ = 0;
+  /// The last max_pair_distance_ submitted slots, oldest first, each held
+  /// (refs) until the frame max_pair_distance_ later is submitted.
+  std::deque<FrameSlot*> recent_;
   unsigned lag_ = 0;
   /// Every emitted feature name with when libvmaf first writes it
   /// (ExtractorInfo::first_written), its request and its place there.
@@ -132,6 +193,7 @@ class JobState {
   };
   std::vector<Column> columns_;
   std::set<std::string> declared_;
+  int planes_needed_ = 3;
 
   // Slots and backpressure.
   std::deque<FrameSlot> slots_;  // made on demand, at most slot_limit_
@@ -159,11 +221,27 @@ class JobState {
   unsigned cpu_done_ = 0;                  // frames whose CPU parts are all done
   std::atomic<unsigned> gpu_collected_{0};
   std::atomic<unsigned> final_{0};
-  unsigned predicted_ = 0;
+  unsigned claimed_ = 0;  // frames whose prediction a thread has taken on
+  std::map<unsigned, unsigned> predicted_ranges_;  // [from, to) done, beyond final_
 
   mutable std::mutex error_mutex_;
   std::exception_ptr error_;
+
+  // JobTimes, in nanoseconds.
+  std::atomic<std::int64_t> ordered_ns_{0}, prediction_ns_{0}, submit_ns_{0}, start_ns_{0},
+      help_ns_{0};
+  ThreadExtractors caller_extractors_;  // the submitting thread's, while it helps
 };
+
+namespace {
+
+std::int64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              start)
+      .count();
+}
+
+}  // namespace
 
 JobState::JobState(JobConfig config) : config_(std::move(config)) {
   subsample_ = std::max(1u, config_.subsample);
@@ -174,12 +252,19 @@ JobState::JobState(JobConfig config) : config_(std::move(config)) {
   if (config_.models.empty() && config_.features.empty())
     throw Error("nothing to compute: the job has no model and no feature");
   build_requests();
+  if (config_.reference_share) share_id_ = config_.reference_share->impl_->join();
 }
 
 JobState::~JobState() {
   if (scheduler_) scheduler_->stop();
   for (auto& t : threads_)
     if (t.joinable()) t.join();
+  leave_share();
+}
+
+void JobState::leave_share() {
+  if (config_.reference_share && !left_share_) config_.reference_share->impl_->leave(share_id_);
+  left_share_ = true;
 }
 
 void JobState::build_requests() {
@@ -274,28 +359,56 @@ void JobState::declare_output(const std::string& name, bool model) {
 }
 
 // The job's GPU part for the configured backend, or null when everything
-// runs on the CPU.
-std::unique_ptr<cuda::GpuJob> make_gpu_job_for(const JobConfig& config, unsigned subsample) {
-  if (config.backend == JobConfig::Backend::kCpu) return nullptr;
-  const int devices = cuda::device_count();
-  if (config.backend == JobConfig::Backend::kCuda) {
+// runs on the CPU. kAuto tries CUDA, then Vulkan, then the CPU, and says which.
+std::unique_ptr<GpuJob> make_gpu_job_for(const JobConfig& config, unsigned subsample) {
+  using B = JobConfig::Backend;
+  if (config.backend == B::kCpu) return nullptr;
+  const auto note = [&](const std::string& text) {
+    if (config.on_note) config.on_note(text);
+  };
+  if (config.backend == B::kCuda) {
+    const int devices = cuda::device_count();
     if (!cuda::compiled_in()) throw Error("--backend cuda: this build has no CUDA backend");
     if (devices == 0) throw Error("--backend cuda: no CUDA device found");
     if (config.gpu < 0 || config.gpu >= devices)
       throw Error(fmt::format("--gpu {}: no such CUDA device ({} found)", config.gpu, devices));
-  } else if (devices == 0 || config.gpu < 0 || config.gpu >= devices) {
-    if (config.on_note)
-      config.on_note(!cuda::compiled_in()
-                         ? "backend auto: this build has no CUDA backend, using the CPU"
-                     : devices == 0
-                         ? "backend auto: no CUDA device found, using the CPU"
-                         : fmt::format("backend auto: no CUDA device {} ({} found), using the CPU",
-                                       config.gpu, devices));
-    return nullptr;
+  } else if (config.backend == B::kVulkan) {
+    const int devices = vulkan::device_count();
+    if (!vulkan::compiled_in()) throw Error("--backend vulkan: this build has no Vulkan backend");
+    if (devices == 0)
+      throw Error("--backend vulkan: no Vulkan device found (" + vulkan::why_no_device() + ")");
+    if (config.gpu < 0 || config.gpu >= devices)
+      throw Error(fmt::format("--gpu {}: no such Vulkan device ({} found)", config.gpu, devices));
+  } else {
+    const int cuda_devices = cuda::device_count();
+    if (config.gpu >= 0 && config.gpu < cuda_devices) {
+      note(fmt::format("backend auto: using CUDA device {}", config.gpu));
+    } else {
+      const std::string why_not_cuda =
+          !cuda::compiled_in() ? "this build has no CUDA backend"
+          : cuda_devices == 0  ? "no CUDA device found"
+                               : fmt::format("no CUDA device {} ({} found)", config.gpu, cuda_devices);
+      const int vk_devices = vulkan::device_count();
+      if (config.gpu >= 0 && config.gpu < vk_devices) {
+        note(fmt::format("backend auto: {}, using Vulkan device {}", why_not_cuda, config.gpu));
+        note(fmt::format("backend vulkan: device {}: {}", config.gpu,
+                         vulkan::describe_device(config.gpu)));
+        return vulkan::make_vulkan_job(config.gpu, subsample);
+      }
+      const std::string why_not_vulkan =
+          !vulkan::compiled_in() ? "this build has no Vulkan backend"
+          : vk_devices == 0      ? "no Vulkan device found"
+                            : fmt::format("no Vulkan device {} ({} found)", config.gpu, vk_devices);
+      note(fmt::format("backend auto: {}; {}; using the CPU", why_not_cuda, why_not_vulkan));
+      return nullptr;
+    }
   }
-  if (config.on_note)
-    config.on_note(fmt::format("backend cuda: device {}: {}", config.gpu,
-                               cuda::describe_device(config.gpu)));
+  if (config.backend == B::kVulkan) {
+    note(fmt::format("backend vulkan: device {}: {}", config.gpu,
+                     vulkan::describe_device(config.gpu)));
+    return vulkan::make_vulkan_job(config.gpu, subsample);
+  }
+  note(fmt::format("backend cuda: device {}: {}", config.gpu, cuda::describe_device(config.gpu)));
   return cuda::make_gpu_job(config.gpu, subsample);
 }
 
@@ -309,6 +422,7 @@ void JobState::start(const VideoFormat& format) {
     return;
   }
   validate_format(format, "job");
+  const auto start_time = std::chrono::steady_clock::now();
   gpu_ = make_gpu_job_for(config_, subsample_);
 
   // Each distinct extractor once, in request order: on the GPU when the job
@@ -318,29 +432,50 @@ void JobState::start(const VideoFormat& format) {
     std::size_t handle = 0;
   };
   std::vector<Built> built;
+  std::vector<std::string> cpu_keys;  // request keys of extractors_
   for (const Request& r : requests_) {
-    if (gpu_ && r.info->make_cuda) {
+    if (gpu_ && gpu_->implements(*r.info)) {
       built.push_back({nullptr, gpu_->add(r.info->name, r.options)});
       gpu_extractors_.push_back(r.info->name);
-      if (config_.on_note) config_.on_note(fmt::format("{}: runs on the GPU", r.info->name));
+      if (config_.on_note)
+        config_.on_note(fmt::format("{}: runs on the GPU ({})", r.info->name, gpu_->backend_name()));
     } else {
       extractors_.push_back(make_extractor(r.info->name, r.options, config_.cpu_level));
+      cpu_keys.push_back(request_key(r.info->name, r.options));
       built.push_back({extractors_.back().get(), 0});
       if (gpu_ && config_.on_note)
-        config_.on_note(fmt::format("{}: no CUDA implementation, runs on the CPU", r.info->name));
+        config_.on_note(fmt::format("{}: no {} implementation, runs on the CPU", r.info->name,
+                                    gpu_->backend_name()));
     }
   }
   // Every extractor before the first frame, so that a refusal (frame too
   // small, bit depth unsupported) comes before any work.
-  for (auto& e : extractors_) {
+  for (std::size_t i = 0; i < extractors_.size(); ++i) {
+    FeatureExtractor* e = extractors_[i].get();
     e->init(format);
-    (e->temporal() ? temporal_ : parallel_).push_back(e.get());
+    if (!e->temporal())
+      parallel_.push_back(e);
+    else if (const unsigned d = e->pair_distance(); d > 0) {
+      if (d > FeatureExtractor::kMaxPairDistance)
+        throw Error(fmt::format("internal: pair distance {} above the limit", d));
+      pairwise_.push_back(e);
+      shared_keys_.push_back(config_.reference_share && e->pair_reference_only() ? cpu_keys[i]
+                                                                                : std::string());
+      if (std::find(pair_distances_.begin(), pair_distances_.end(), d) == pair_distances_.end())
+        pair_distances_.push_back(d);
+      max_pair_distance_ = std::max(max_pair_distance_, d);
+    } else {
+      temporal_.push_back(e);
+    }
     lag_ = std::max(lag_, e->lag());
   }
   if (gpu_) {
     gpu_->init(format);
     lag_ = std::max(lag_, gpu_->lag());
   }
+  bool chroma = gpu_ && gpu_->needs_chroma();
+  for (const auto& e : extractors_) chroma = chroma || e->needs_chroma();
+  planes_needed_ = chroma ? format.num_planes() : 1;
   // libvmaf's column order is the order in which its one-thread run first
   // writes each name: frame 0's values extractor by extractor (in
   // registration order: model features, then --feature), then values first
@@ -378,26 +513,26 @@ void JobState::start(const VideoFormat& format) {
   }
 
   const unsigned threads = config_.threads;
-  // Slots are made as frames need them (take_slot), not here: a job whose
-  // input fails at its first frame never holds more than one frame pair.
-  slot_limit_ =
-      config_.max_frames_in_flight ? config_.max_frames_in_flight : (threads ? 2 * threads + 2 : 1);
+  // A GPU job keeps more frames in flight (uploads of later frames overlap
+  // the kernels of earlier ones, and several readers fill slots at once).
+  const unsigned default_in_flight = std::max(threads ? 2 * threads + 2 : 1u, gpu_ ? 16u : 1u);
+  // Pairwise extractors keep the last frames' slots: one more is needed
+  // to fill the next frame. Slots are made as frames need them
+  // (take_slot), not here: a job whose input fails at its first frame never
+  // holds more than one frame pair.
+  slot_limit_ = std::max(
+      config_.max_frames_in_flight ? config_.max_frames_in_flight : default_in_flight,
+      max_pair_distance_ + 1);
   format_ = format;
   started_ = true;
 
   if (threads > 0) {
-    scheduler_ = std::make_unique<WorkScheduler>(threads);
+    // Tile batches may have every worker and the helping submitting thread.
+    scheduler_ = std::make_unique<WorkScheduler>(threads + (config_.help_while_waiting ? 1 : 0));
     for (FeatureExtractor* e : temporal_) e->set_tile_runner(scheduler_.get());
-    for (unsigned t = 0; t < threads; ++t) {
-      std::vector<std::unique_ptr<FeatureExtractor>> own;
-      for (FeatureExtractor* p : parallel_) {
-        own.push_back(p->clone());
-        own.back()->init(format);
-        own.back()->set_tile_runner(scheduler_.get());
-      }
-      threads_.emplace_back([this, own = std::move(own)]() mutable { worker_loop(own); });
-    }
+    for (unsigned t = 0; t < threads; ++t) threads_.emplace_back([this] { worker_loop(); });
   }
+  start_ns_ = nanoseconds_since(start_time);
 }
 
 void JobState::check_open(const char* call) const {
@@ -413,21 +548,48 @@ FrameSlot* JobState::take_slot(bool wait) {
     try {
       s.reference = Picture(format_);
       s.distorted = Picture(format_);
+      s.pair_values.resize(pairwise_.size());
+      if (gpu_ && gpu_->streams_from_registered()) {
+        // Page-locked: the GPU uploads straight from the slots (no staging
+        // copy).
+        const Picture* pictures[] = {&s.reference, &s.distorted};
+        gpu_->register_host(pictures);
+      }
     } catch (...) {
       slots_.pop_back();
       throw;
     }
     return &s;
   }
+  // While every slot is busy, the submitting thread helps the workers (a
+  // frame's task, the temporal chain, row tiles) instead of sleeping: with
+  // N workers a job computes on N + 1 threads, as libvmaf's --threads N
+  // computes its temporal extractors on the submitting thread.
+  while (wait && free_.empty() && scheduler_ && config_.help_while_waiting && !failed()) {
+    lock.unlock();
+    bool worked = false;
+    const auto start = std::chrono::steady_clock::now();
+    if (void* item = scheduler_->try_next_item(&worked)) run_item_guarded(item, caller_extractors_);
+    if (worked) help_ns_.fetch_add(nanoseconds_since(start), std::memory_order_relaxed);
+    lock.lock();
+    if (!worked) break;
+  }
   if (wait) {
-    // Woken without a free slot only when a worker failed.
+    // Woken without a free slot only when the job failed.
     slots_cv_.wait(lock, [&] { return !free_.empty() || failed(); });
-    if (free_.empty()) rethrow_if_failed();
+    if (free_.empty()) {
+      lock.unlock();
+      rethrow_if_failed();
+    }
   } else if (free_.empty()) {
     return nullptr;
   }
   FrameSlot* s = free_.front();
   free_.pop_front();
+  lock.unlock();
+  // The GPU may still be uploading the frame that held this slot.
+  if (gpu_ && s->gpu_index >= 0) gpu_->wait_uploaded(static_cast<unsigned>(s->gpu_index));
+  s->gpu_index = -1;
   return s;
 }
 
@@ -439,60 +601,127 @@ void JobState::give_back(FrameSlot* slot) {
   slots_cv_.notify_all();
 }
 
+void JobState::release(FrameSlot* slot) {
+  if (slot->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) give_back(slot);
+}
+
 void JobState::submit_slot(FrameSlot* slot) {
+  const auto start = std::chrono::steady_clock::now();
+  struct Timed {
+    std::atomic<std::int64_t>& total;
+    std::chrono::steady_clock::time_point start;
+    ~Timed() { total.fetch_add(nanoseconds_since(start), std::memory_order_relaxed); }
+  } timed{submit_ns_, start};
   const unsigned index = submitted_.fetch_add(1);
   slot->index = index;
   try {
     if (gpu_) {
       gpu_->submit(slot->reference, slot->distorted, index, out_);
+      slot->gpu_index = index;
       gpu_collected_.store(gpu_->collected_frames(), std::memory_order_release);
     }
   } catch (...) {
     give_back(slot);
     throw;
   }
-  const int parts = (parallel_.empty() ? 0 : 1) + (temporal_.empty() ? 0 : 1);
+  // Holds: the computation, the recent-frames list, and this frame's own
+  // holds on the earlier frames its pairwise extractors read.
+  const bool pairwise = !pairwise_.empty();
+  slot->refs.store(1 + (pairwise ? 1 : 0), std::memory_order_relaxed);
+  slot->earlier.fill(nullptr);
+  if (pairwise) {
+    for (const unsigned d : pair_distances_)
+      if (d <= recent_.size()) {
+        FrameSlot* e = recent_[recent_.size() - d];
+        e->refs.fetch_add(1, std::memory_order_relaxed);
+        slot->earlier[d] = e;
+      }
+    recent_.push_back(slot);
+    if (recent_.size() > max_pair_distance_) {
+      FrameSlot* old = recent_.front();
+      recent_.pop_front();
+      release(old);
+    }
+  }
+  const bool has_task = !parallel_.empty() || pairwise;
+  const bool has_strand = !temporal_.empty() || pairwise;
+  const int parts = (has_task ? 1 : 0) + (has_strand ? 1 : 0);
   slot->parts_left.store(parts, std::memory_order_relaxed);
   if (parts == 0) {
     part_done(slot);
     return;
   }
-  if (!temporal_.empty()) post_temporal(slot);
-  if (!parallel_.empty()) {
-    if (scheduler_) {
+  // The strand waits for the pairwise values of the frame: the parallel
+  // task posts it then.
+  if (has_strand && !pairwise) post_temporal(slot);
+  if (has_task) {
+    if (scheduler_)
       scheduler_->push(slot);
-    } else {
-      run_parallel(parallel_, *slot);
-      part_done(slot);
-    }
+    else
+      parallel_task(parallel_, pairwise_, slot);
   }
   rethrow_if_failed();
 }
 
-void JobState::worker_loop(std::vector<std::unique_ptr<FeatureExtractor>>& own) {
-  std::vector<FeatureExtractor*> mine;
-  for (auto& e : own) mine.push_back(e.get());
-  while (void* item = scheduler_->next_item()) {
-    // Nothing may leave a worker thread (std::terminate): a failure here,
-    // such as memory running out, is the job's error, rethrown to the
-    // producer, which stops waiting for this frame.
-    try {
-      if (item == &temporal_token_) {
-        temporal_chain();
-        continue;
+void JobState::parallel_task(std::vector<FeatureExtractor*>& extractors,
+                             std::vector<FeatureExtractor*>& pairwise, FrameSlot* slot) {
+  run_parallel(extractors, pairwise, *slot);
+  if (!pairwise_.empty()) {  // the job's list: `pairwise` is empty if a clone failed
+    for (FrameSlot*& e : slot->earlier)
+      if (e) {
+        release(e);
+        e = nullptr;
       }
-      auto* slot = static_cast<FrameSlot*>(item);
-      run_parallel(mine, *slot);
-      part_done(slot);
-    } catch (...) {
-      record_error();
-      progress_cv_.notify_all();
-      slots_cv_.notify_all();
-    }
+    post_temporal(slot);
+  }
+  part_done(slot);
+}
+
+void JobState::worker_loop() {
+  ThreadExtractors mine;
+  while (void* item = scheduler_->next_item()) run_item_guarded(item, mine);
+}
+
+void JobState::run_item_guarded(void* item, ThreadExtractors& mine) {
+  // A failure here (memory running out) is the job's error, rethrown to the
+  // producer, which stops waiting for the frame.
+  try {
+    run_item(item, mine);
+  } catch (...) {
+    record_error();
+    progress_cv_.notify_all();
+    slots_cv_.notify_all();
   }
 }
 
-void JobState::run_parallel(std::vector<FeatureExtractor*>& extractors, FrameSlot& slot) {
+void JobState::run_item(void* item, ThreadExtractors& mine) {
+  if (item == &temporal_token_) {
+    temporal_chain();
+    return;
+  }
+  // The thread's own instances of the non-temporal and the pairwise
+  // extractors, built when it takes its first frame: on that thread
+  // (workers build theirs at the same time, not one after another in
+  // start()), and only by threads that get a frame. The main instances'
+  // init() already passed, so a clone's cannot refuse.
+  if (mine.own.empty() && !(parallel_.empty() && pairwise_.empty())) {
+    try {
+      for (const auto* list : {&parallel_, &pairwise_})
+        for (FeatureExtractor* p : *list) {
+          mine.own.push_back(p->clone());
+          mine.own.back()->init(format_);
+          mine.own.back()->set_tile_runner(scheduler_.get());
+          (list == &parallel_ ? mine.parallel : mine.pairwise).push_back(mine.own.back().get());
+        }
+    } catch (...) {
+      record_error();  // out of memory: the frame (and the job) fails
+    }
+  }
+  parallel_task(mine.parallel, mine.pairwise, static_cast<FrameSlot*>(item));
+}
+
+void JobState::run_parallel(std::vector<FeatureExtractor*>& extractors,
+                            std::vector<FeatureExtractor*>& pairwise, FrameSlot& slot) {
   {
     std::lock_guard lock(error_mutex_);
     if (error_) return;
@@ -501,6 +730,19 @@ void JobState::run_parallel(std::vector<FeatureExtractor*>& extractors, FrameSlo
     const bool sampled = slot.index % subsample_ == 0;
     for (FeatureExtractor* e : extractors)
       if (sampled || e->every_frame()) e->extract(slot.reference, slot.distorted, slot.index, out_);
+    for (std::size_t k = 0; k < pairwise.size(); ++k) {
+      const FrameSlot* earlier = slot.earlier[pairwise[k]->pair_distance()];
+      const auto compute = [&] {
+        return pairwise[k]->extract_pair(
+            earlier ? &earlier->reference : nullptr, earlier ? &earlier->distorted : nullptr,
+            slot.reference, slot.distorted, slot.index);
+      };
+      slot.pair_values[k] =
+          shared_keys_[k].empty()
+              ? compute()
+              : config_.reference_share->impl_->take(shared_keys_[k], slot.index, share_id_,
+                                                     compute);
+    }
   } catch (...) {
     record_error();
   }
@@ -511,12 +753,16 @@ void JobState::run_temporal(FrameSlot& slot) {
     std::lock_guard lock(error_mutex_);
     if (error_) return;
   }
+  const auto start = std::chrono::steady_clock::now();
   try {
     for (FeatureExtractor* e : temporal_)
       e->extract(slot.reference, slot.distorted, slot.index, out_);
+    for (std::size_t k = 0; k < pairwise_.size(); ++k)
+      pairwise_[k]->emit_ordered(slot.index, slot.pair_values[k], out_);
   } catch (...) {
     record_error();
   }
+  ordered_ns_.fetch_add(nanoseconds_since(start), std::memory_order_relaxed);
 }
 
 void JobState::post_temporal(FrameSlot* slot) {
@@ -560,7 +806,7 @@ void JobState::part_done(FrameSlot* slot) {
       slot->parts_left.fetch_sub(1, std::memory_order_acq_rel) != 1)
     return;
   const unsigned index = slot->index;
-  give_back(slot);
+  release(slot);
   {
     std::lock_guard lock(progress_mutex_);
     done_out_of_order_.insert(index);
@@ -574,23 +820,41 @@ void JobState::part_done(FrameSlot* slot) {
 }
 
 void JobState::advance(bool at_end) {
-  std::lock_guard lock(progress_mutex_);
-  unsigned ready = cpu_done_;
-  if (gpu_) ready = std::min(ready, gpu_collected_.load(std::memory_order_acquire));
-  unsigned final_frames = at_end ? submitted_.load() : (ready > lag_ ? ready - lag_ : 0);
-  if (!config_.no_prediction)
-    for (; predicted_ < final_frames; ++predicted_) {
-      if (predicted_ % subsample_) continue;
+  // Frames become final in order. Model prediction runs outside the lock:
+  // a thread claims the newly final frames, predicts them, then publishes
+  // them (final_ moves over every contiguous range that is done).
+  unsigned from = 0, to = 0;
+  {
+    std::lock_guard lock(progress_mutex_);
+    unsigned ready = cpu_done_;
+    if (gpu_) ready = std::min(ready, gpu_collected_.load(std::memory_order_acquire));
+    const unsigned final_frames =
+        at_end ? submitted_.load() : (ready > lag_ ? ready - lag_ : 0);
+    if (final_frames <= claimed_) return;
+    from = claimed_;
+    to = claimed_ = final_frames;
+  }
+  if (!config_.no_prediction) {
+    const auto start = std::chrono::steady_clock::now();
+    for (unsigned i = from; i < to; ++i) {
+      if (i % subsample_) continue;
       try {
-        predict(predicted_);
+        predict(i);
       } catch (...) {
         record_error();
-        final_frames = predicted_;
-        break;
+        return;  // these frames never become final
       }
     }
-  final_.store(std::max(final_.load(std::memory_order_relaxed), final_frames),
-               std::memory_order_release);
+    prediction_ns_.fetch_add(nanoseconds_since(start), std::memory_order_relaxed);
+  }
+  std::lock_guard lock(progress_mutex_);
+  predicted_ranges_.emplace(from, to);
+  unsigned final_frames = final_.load(std::memory_order_relaxed);
+  for (auto it = predicted_ranges_.begin();
+       it != predicted_ranges_.end() && it->first == final_frames;
+       it = predicted_ranges_.erase(it))
+    final_frames = it->second;
+  final_.store(final_frames, std::memory_order_release);
 }
 
 void JobState::predict(unsigned index) {
@@ -662,6 +926,10 @@ JobResult JobState::finish() {
   if (scheduler_) scheduler_->stop();
   for (auto& t : threads_) t.join();
   threads_.clear();
+  // The recent frames' holds (no later frame reads them now).
+  for (FrameSlot* slot : recent_) release(slot);
+  recent_.clear();
+  leave_share();  // every frame computed: this job takes no more shared values
   if (gpu_) gpu_->finish(out_);
   for (auto& e : extractors_) e->flush(out_);
   advance(true);
@@ -674,10 +942,25 @@ JobResult JobState::finish() {
   result.frames = submitted_;
   result.features = std::move(out_);
   result.gpu_extractors = gpu_extractors_;
+  result.times.start = start_ns_.load() * 1e-9;
+  result.times.help = help_ns_.load() * 1e-9;
+  result.times.ordered = ordered_ns_.load() * 1e-9;
+  result.times.prediction = prediction_ns_.load() * 1e-9;
+  result.times.submit = submit_ns_.load() * 1e-9;
   return result;
 }
 
 }  // namespace detail
+
+FeatureRequest parse_feature_request(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  FeatureRequest r;
+  r.extractor = text.substr(0, eq);
+  if (r.extractor.empty()) throw Error(fmt::format("feature: no name in '{}'", text));
+  if (eq != std::string::npos)
+    r.options = parse_option_string(text.substr(eq + 1), "feature " + r.extractor);
+  return r;
+}
 
 // --- JobFrame ---------------------------------------------------------------
 
@@ -777,6 +1060,14 @@ std::optional<double> Job::score(const std::string& name, unsigned index) const 
   return state_->score(name, index);
 }
 std::vector<std::string> Job::feature_names() const { return state_->feature_names(); }
+int Job::planes_needed() const {
+  if (!state_->started()) throw Error("planes_needed: the job has no format yet");
+  return state_->planes_needed();
+}
+unsigned Job::frames_in_flight() const {
+  if (!state_->started()) throw Error("frames_in_flight: the job has no format yet");
+  return state_->frames_in_flight();
+}
 void Job::flush() {
   state_->check_open("flush");
   state_->flush();

@@ -127,13 +127,15 @@ TEST_P(Golden, MatchesReference) {
 
   // $VQE_THREADS: worker threads of every job (unset: 0, all on this
   // thread); ctest's golden_threads runs with 3 (frames and row tiles on
-  // several threads, the distorted file read on its own thread).
+  // several threads, the frames read by 3 parallel readers where the files
+  // allow it).
   const char* threads_env = std::getenv("VQE_THREADS");
   const unsigned threads = threads_env ? static_cast<unsigned>(std::atoi(threads_env)) : 0;
 
   for (const GoldenRun& golden_run : golden_runs()) {
     GoldenRun run = golden_run;
     run.config.threads = threads;
+    run.config.readers = threads;
     run.config.cpu_level = golden_cpu_level();
     JobResult result;
     try {

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// CUDA vs CPU parity, feature by feature and frame by frame at full
+// GPU vs CPU parity, for every GPU backend of the build (CUDA, Vulkan), from
+// one table of cases: feature by feature and frame by frame at full
 // precision: every reference pair of ../shared/testdata/reference, synthetic
 // frames at 8/10/12/16 bits with non-zero low bits, odd sizes and sizes near
 // the filters' support (refusals must match), flat and black frames (no
-// NaN), 1-, 2- and 3-frame videos, the three upload paths, serial vs
-// concurrent streams, and mixed CPU+GPU jobs with threads and subsampling.
+// NaN), 1-, 2- and 3-frame videos, mixed CPU+GPU jobs with threads and
+// subsampling; per backend: CUDA's three upload paths and serial vs
+// concurrent streams, Vulkan's batch sizes. Each backend's tests skip when it
+// has no device (Mesa's lavapipe is a Vulkan device on any machine).
 //
 // To add an extractor, add rows to kParityCases: cases whose extractor has no
-// CUDA twin in this build are skipped.
+// compute on the backend under test are skipped.
 
 #include <gtest/gtest.h>
 
@@ -23,6 +26,8 @@
 
 #include "backend/cuda/backend.h"
 #include "backend/cuda/device.h"
+#include "backend/vulkan/backend.h"
+#include "backend/vulkan/device.h"
 #include "test_util.h"
 #include "vqe/error.h"
 
@@ -88,23 +93,56 @@ std::string case_name(const ParityCase& c) {
   return s;
 }
 
-bool gpu_available() { return vqe::cuda::device_count() > 0; }
+// A GPU backend under test.
+struct Backend {
+  const char* name;
+  vqe::JobConfig::Backend config;
+  int (*device_count)();
+  bool (*has)(const std::string& extractor);
+  std::unique_ptr<vqe::GpuJob> (*make_job)(int device, unsigned subsample);
+  /// Pixel-frames at most per reference pair (0: every frame): software
+  /// devices score the first frames of the big pairs only (CI time).
+  long (*pair_budget)();
+};
 
-#define VQE_REQUIRE_GPU() \
-  if (!gpu_available()) GTEST_SKIP() << "no CUDA device: skipping"
+const Backend kCudaBackend{"cuda", vqe::JobConfig::Backend::kCuda, vqe::cuda::device_count,
+                           vqe::cuda::has_cuda_extractor, vqe::cuda::make_gpu_job,
+                           [] { return 0L; }};
+const Backend kVulkanBackend{
+    "vulkan", vqe::JobConfig::Backend::kVulkan, vqe::vulkan::device_count,
+    vqe::vulkan::has_vulkan_extractor, vqe::vulkan::make_vulkan_job,
+    [] { return vqe::vulkan::device_is_software(0) ? 1'000'000L : 0L; }};
+
+class GpuParity : public ::testing::TestWithParam<const Backend*> {
+ protected:
+  void SetUp() override;
+  const Backend& backend() const { return *GetParam(); }
+};
+
+#define VQE_REQUIRE_GPU()                                                           \
+  if (backend().device_count() == 0)                                                 \
+  GTEST_SKIP() << "no " << backend().name << " device: skipping"
 
 // Totals printed at the end of the run (the closing note quotes them).
 struct Totals {
+  std::string backend;
   long pairs = 0, synthetic_videos = 0, frames = 0, values = 0, differing = 0, refusals = 0;
   double max_rel_diff_inexact = 0;
   ~Totals() {
     if (values == 0) return;
-    std::cout << "[parity] reference pairs: " << pairs << ", synthetic videos: " << synthetic_videos
+    std::cout << "[parity " << backend << "] reference pairs: " << pairs << ", synthetic videos: " << synthetic_videos
               << ", frames scored (per case): " << frames << ", values compared: " << values
               << ", differing values: " << differing << ", matching refusals: " << refusals
               << ", max rel diff (tolerance cases): " << max_rel_diff_inexact << "\n";
   }
-} g_totals;
+};
+Totals g_cuda_totals{"cuda"}, g_vulkan_totals{"vulkan"};
+Totals* g_current = &g_cuda_totals;
+Totals& totals() { return *g_current; }
+
+void GpuParity::SetUp() {
+  g_current = backend().config == vqe::JobConfig::Backend::kCuda ? &g_cuda_totals : &g_vulkan_totals;
+}
 
 std::string fmt_double(double v) {
   char buf[64];
@@ -127,16 +165,16 @@ void compare(const FeatureCollector& cpu, const FeatureCollector& gpu, const Par
       const auto b = gpu.get(name, i);
       ASSERT_EQ(a.has_value(), b.has_value()) << what << " " << name << " frame " << i;
       if (!a) continue;
-      ++g_totals.values;
+      ++totals().values;
       EXPECT_FALSE(std::isnan(*b)) << what << " " << name << " frame " << i << " is NaN";
       bool ok = same_bits(*a, *b);
       if (!ok && !c.exact) {
         const double rel = std::fabs(*a - *b) / std::max(std::fabs(*a), 1e-300);
-        g_totals.max_rel_diff_inexact = std::max(g_totals.max_rel_diff_inexact, rel);
+        totals().max_rel_diff_inexact = std::max(totals().max_rel_diff_inexact, rel);
         ok = rel <= kFloatTolerance;
       }
       if (!ok) {
-        ++g_totals.differing;
+        ++totals().differing;
         if (reported++ < 10)
           ADD_FAILURE() << what << ": " << name << " frame " << i << ": cpu " << fmt_double(*a)
                         << " gpu " << fmt_double(*b);
@@ -145,10 +183,10 @@ void compare(const FeatureCollector& cpu, const FeatureCollector& gpu, const Par
   const auto ca = cpu.aggregates(), ga = gpu.aggregates();
   ASSERT_EQ(ca.size(), ga.size()) << what << ": aggregates differ";
   for (std::size_t k = 0; k < ca.size(); ++k) {
-    ++g_totals.values;
+    ++totals().values;
     EXPECT_EQ(ca[k].first, ga[k].first) << what;
     if (!same_bits(ca[k].second, ga[k].second)) {
-      ++g_totals.differing;
+      ++totals().differing;
       ADD_FAILURE() << what << ": aggregate " << ca[k].first << ": cpu "
                     << fmt_double(ca[k].second) << " gpu " << fmt_double(ga[k].second);
     }
@@ -157,9 +195,9 @@ void compare(const FeatureCollector& cpu, const FeatureCollector& gpu, const Par
 
 // Runs `c` on the GPU over in-memory frames (the CPU side is
 // vqe::test::run_on_pictures).
-FeatureCollector run_gpu_on_pictures(const ParityCase& c,
+FeatureCollector run_gpu_on_pictures(const Backend& b, const ParityCase& c,
                                      const std::vector<std::pair<Picture, Picture>>& frames) {
-  auto job = vqe::cuda::make_gpu_job(0, 1);
+  auto job = b.make_job(0, 1);
   const std::size_t h = job->add(c.extractor, c.options);
   job->init(frames.at(0).first.format());
   FeatureCollector out;
@@ -170,14 +208,14 @@ FeatureCollector run_gpu_on_pictures(const ParityCase& c,
   return out;
 }
 
-std::vector<ParityCase> active_cases() {
+std::vector<ParityCase> active_cases(const Backend& b) {
   std::vector<ParityCase> out;
   for (const ParityCase& c : kParityCases)
-    if (vqe::cuda::has_cuda_extractor(c.extractor)) out.push_back(c);
+    if (b.has(c.extractor)) out.push_back(c);
   return out;
 }
 
-TEST(CudaParity, ReferencePairs) {
+TEST_P(GpuParity, ReferencePairs) {
   VQE_REQUIRE_GPU();
   VQE_REQUIRE_SHARED(shared);
   const fs::path refdir = shared / "testdata" / "reference";
@@ -196,13 +234,22 @@ TEST(CudaParity, ReferencePairs) {
       std::cout << "[parity] " << j.filename().string() << ": clips not present, skipped\n";
       continue;
     }
-    ++g_totals.pairs;
+    ++totals().pairs;
     bool counted_frames = false;
-    for (const ParityCase& c : active_cases()) {
+    // Frames scored: all, or the first ones within the backend's budget.
+    unsigned frame_cnt = 0;
+    if (const long budget = backend().pair_budget(); budget > 0) {
+      const auto params = vqe::test::raw_params_from_name(ref);
+      auto reader = vqe::open_video(ref.string(), params ? &*params : nullptr);
+      const long pixels = static_cast<long>(reader->format().width) * reader->format().height;
+      frame_cnt = static_cast<unsigned>(std::max(2L, budget / std::max(pixels, 1L)));
+    }
+    for (const ParityCase& c : active_cases(backend())) {
       const std::string what = j.stem().string() + " " + case_name(c);
       vqe::JobConfig cpu_cfg, gpu_cfg;
       cpu_cfg.features = gpu_cfg.features = {{c.extractor, c.options}};
-      gpu_cfg.backend = vqe::JobConfig::Backend::kCuda;
+      cpu_cfg.frame_cnt = gpu_cfg.frame_cnt = frame_cnt;
+      gpu_cfg.backend = backend().config;
       std::string cpu_err, gpu_err;
       vqe::JobResult cpu, gpu;
       try {
@@ -217,12 +264,12 @@ TEST(CudaParity, ReferencePairs) {
       }
       EXPECT_EQ(cpu_err, gpu_err) << what << ": refusals differ";
       if (!cpu_err.empty() || !gpu_err.empty()) {
-        if (cpu_err == gpu_err) ++g_totals.refusals;
+        if (cpu_err == gpu_err) ++totals().refusals;
         continue;
       }
       EXPECT_EQ(gpu.gpu_extractors, std::vector<std::string>{c.extractor}) << what;
       if (!counted_frames) {
-        g_totals.frames += cpu.frames;
+        totals().frames += cpu.frames;
         counted_frames = true;
       }
       compare(cpu.features, gpu.features, c, what);
@@ -239,7 +286,7 @@ struct SyntheticSpec {
                // -2: both frames black (all zero)
 };
 
-void run_synthetic(const std::vector<SyntheticSpec>& specs) {
+void run_synthetic(const Backend& b, const std::vector<SyntheticSpec>& specs) {
   std::uint32_t seed = 1;
   for (const SyntheticSpec& s : specs) {
     VideoFormat f;
@@ -257,9 +304,9 @@ void run_synthetic(const std::vector<SyntheticSpec>& specs) {
                                       : vqe::test::synthetic_picture(f, seed++, s.fill);
       frames.emplace_back(std::move(ref), std::move(dist));
     }
-    ++g_totals.synthetic_videos;
-    g_totals.frames += s.frames;
-    for (const ParityCase& c : active_cases()) {
+    ++totals().synthetic_videos;
+    totals().frames += s.frames;
+    for (const ParityCase& c : active_cases(b)) {
       const std::string what = case_name(c) + " @" + std::to_string(s.width) + "x" +
                                std::to_string(s.height) + " " + std::to_string(s.bpc) + "-bit " +
                                vqe::to_string(s.chroma) + " fill " +
@@ -273,13 +320,13 @@ void run_synthetic(const std::vector<SyntheticSpec>& specs) {
         cpu_err = e.what();
       }
       try {
-        gpu = run_gpu_on_pictures(c, frames);
+        gpu = run_gpu_on_pictures(b, c, frames);
       } catch (const vqe::Error& e) {
         gpu_err = e.what();
       }
       EXPECT_EQ(cpu_err, gpu_err) << what << ": refusals differ";
       if (!cpu_err.empty() || !gpu_err.empty()) {
-        if (cpu_err == gpu_err) ++g_totals.refusals;
+        if (cpu_err == gpu_err) ++totals().refusals;
         continue;
       }
       compare(cpu, gpu, c, what);
@@ -287,7 +334,7 @@ void run_synthetic(const std::vector<SyntheticSpec>& specs) {
   }
 }
 
-TEST(CudaParity, BitDepthsWithLowBits) {
+TEST_P(GpuParity, BitDepthsWithLowBits) {
   VQE_REQUIRE_GPU();
   std::vector<SyntheticSpec> specs;
   for (int bpc : {8, 10, 12, 16})
@@ -295,14 +342,18 @@ TEST(CudaParity, BitDepthsWithLowBits) {
       specs.push_back({96, 64, bpc, vqe::ChromaFormat::k420, fill, 3, 0});
       specs.push_back({179, 101, bpc, vqe::ChromaFormat::k420, fill, 3, bpc == 8 ? 9 : 40});
     }
-  specs.push_back({1920, 1080, 10, vqe::ChromaFormat::k420, vqe::test::Fill::smooth, 2, 30});
+  // A full 1080p frame on GPUs; half that size on software devices (CI time).
+  if (backend().pair_budget() > 0)
+    specs.push_back({960, 540, 10, vqe::ChromaFormat::k420, vqe::test::Fill::smooth, 2, 30});
+  else
+    specs.push_back({1920, 1080, 10, vqe::ChromaFormat::k420, vqe::test::Fill::smooth, 2, 30});
   specs.push_back({640, 360, 16, vqe::ChromaFormat::k444, vqe::test::Fill::random, 3, 0});
   specs.push_back({256, 144, 12, vqe::ChromaFormat::k422, vqe::test::Fill::smooth, 3, 20});
   specs.push_back({128, 72, 8, vqe::ChromaFormat::k400, vqe::test::Fill::smooth, 3, 5});
-  run_synthetic(specs);
+  run_synthetic(backend(), specs);
 }
 
-TEST(CudaParity, OddAndTinySizes) {
+TEST_P(GpuParity, OddAndTinySizes) {
   VQE_REQUIRE_GPU();
   std::vector<SyntheticSpec> specs;
   const int sizes[][2] = {{1, 1},   {2, 2},   {3, 3},   {4, 5},   {5, 4},   {7, 9},
@@ -316,10 +367,10 @@ TEST(CudaParity, OddAndTinySizes) {
     specs.push_back({s[0], s[1], bpc, vqe::ChromaFormat::k420, vqe::test::Fill::smooth, 3, 7});
     specs.push_back({s[0], s[1], 8, vqe::ChromaFormat::k444, vqe::test::Fill::random, 2, 0});
   }
-  run_synthetic(specs);
+  run_synthetic(backend(), specs);
 }
 
-TEST(CudaParity, FlatAndBlackFramesGiveNoNaN) {
+TEST_P(GpuParity, FlatAndBlackFramesGiveNoNaN) {
   VQE_REQUIRE_GPU();
   std::vector<SyntheticSpec> specs;
   for (int bpc : {8, 10, 12, 16}) {
@@ -328,21 +379,22 @@ TEST(CudaParity, FlatAndBlackFramesGiveNoNaN) {
     specs.push_back({48, 32, bpc, vqe::ChromaFormat::k420, vqe::test::Fill::flat, 3, -1});
     specs.push_back({40, 24, bpc, vqe::ChromaFormat::k420, vqe::test::Fill::flat, 3, -2});
   }
-  run_synthetic(specs);
+  run_synthetic(backend(), specs);
 }
 
-TEST(CudaParity, OneTwoThreeFrameVideos) {
+TEST_P(GpuParity, OneTwoThreeFrameVideos) {
   VQE_REQUIRE_GPU();
   std::vector<SyntheticSpec> specs;
   for (int n : {1, 2, 3, 4, 6})
     specs.push_back({80, 48, 10, vqe::ChromaFormat::k420, vqe::test::Fill::smooth, n, 25});
-  run_synthetic(specs);
+  run_synthetic(backend(), specs);
 }
 
 // The ways frames reach the device (staging copy, page-locked pictures,
 // preloaded pairs) and serial vs concurrent streams all give the CPU's
 // values; repeated runs are deterministic (each is compared bit for bit).
-TEST(CudaParity, UploadPathsStreamsAndDeterminism) {
+TEST_P(GpuParity, UploadPathsStreamsAndDeterminism) {
+  if (backend().config != vqe::JobConfig::Backend::kCuda) GTEST_SKIP() << "CUDA only";
   VQE_REQUIRE_GPU();
   VideoFormat f;
   f.width = 333;
@@ -355,7 +407,7 @@ TEST(CudaParity, UploadPathsStreamsAndDeterminism) {
     Picture dist = vqe::test::distort_picture(ref, 200 + i, 33);
     frames.emplace_back(std::move(ref), std::move(dist));
   }
-  for (const ParityCase& c : active_cases()) {
+  for (const ParityCase& c : active_cases(backend())) {
     const FeatureCollector cpu = vqe::test::run_on_pictures(c.extractor, c.options, frames);
     for (int path = 0; path < 4; ++path) {
       auto job = vqe::cuda::make_gpu_job(0, 1);
@@ -393,7 +445,7 @@ TEST(CudaParity, UploadPathsStreamsAndDeterminism) {
 
 // A job mixing GPU and CPU extractors, with threads and subsampling, gives
 // the CPU-only job's values; extractors without a CUDA twin stay on the CPU.
-TEST(CudaParity, MixedJobThreadsSubsample) {
+TEST_P(GpuParity, MixedJobThreadsSubsample) {
   VQE_REQUIRE_GPU();
   VQE_REQUIRE_SHARED(shared);
   const fs::path clips = shared / "testdata" / "clips";
@@ -409,21 +461,77 @@ TEST(CudaParity, MixedJobThreadsSubsample) {
       cpu_cfg.threads = threads;
       cpu_cfg.subsample = subsample;
       vqe::JobConfig gpu_cfg = cpu_cfg;
-      gpu_cfg.backend = vqe::JobConfig::Backend::kCuda;
+      gpu_cfg.backend = backend().config;
       std::vector<std::string> notes;
       gpu_cfg.on_note = [&](const std::string& n) { notes.push_back(n); };
       const vqe::JobResult cpu = vqe::test::run_pair(ref, dist, cpu_cfg);
       const vqe::JobResult gpu = vqe::test::run_pair(ref, dist, gpu_cfg);
       EXPECT_TRUE(std::find(gpu.gpu_extractors.begin(), gpu.gpu_extractors.end(), "psnr") !=
                   gpu.gpu_extractors.end());
-      EXPECT_EQ(std::find(gpu.gpu_extractors.begin(), gpu.gpu_extractors.end(), "float_ssim") !=
-                    gpu.gpu_extractors.end(),
-                vqe::cuda::has_cuda_extractor("float_ssim"));
+      for (const auto& f : cpu_cfg.features)
+        EXPECT_EQ(std::find(gpu.gpu_extractors.begin(), gpu.gpu_extractors.end(), f.extractor) !=
+                      gpu.gpu_extractors.end(),
+                  backend().has(f.extractor))
+            << f.extractor;
       EXPECT_FALSE(notes.empty());
       compare(cpu.features, gpu.features, ParityCase{"mixed", {}, true},
               "mixed job threads " + std::to_string(threads) + " subsample " +
                   std::to_string(subsample));
     }
 }
+
+// Vulkan: frames per submission (1, 3, the default 16) and the upload path
+// (staging copy, or pictures imported with register_host where the device
+// can) change nothing; repeated runs are deterministic (each is compared bit
+// for bit); the job counts its submissions and dispatches.
+TEST_P(GpuParity, VulkanBatchSizesAndDeterminism) {
+  if (backend().config != vqe::JobConfig::Backend::kVulkan) GTEST_SKIP() << "Vulkan only";
+  VQE_REQUIRE_GPU();
+  VideoFormat f;
+  f.width = 133;
+  f.height = 77;
+  f.bit_depth = 12;
+  f.chroma = vqe::ChromaFormat::k420;
+  std::vector<std::pair<Picture, Picture>> frames;
+  for (std::uint32_t i = 0; i < 11; ++i) {
+    Picture ref = vqe::test::synthetic_picture(f, 300 + i, vqe::test::Fill::smooth);
+    Picture dist = vqe::test::distort_picture(ref, 400 + i, 33);
+    frames.emplace_back(std::move(ref), std::move(dist));
+  }
+  for (const ParityCase& c : active_cases(backend())) {
+    const FeatureCollector cpu = vqe::test::run_on_pictures(c.extractor, c.options, frames);
+    for (unsigned batch : {1u, 3u, 16u, 4u}) {
+      auto job = vqe::vulkan::make_vulkan_job(0, 1);
+      vqe::vulkan::bench_hooks(*job).set_batch_frames(batch);
+      const std::size_t h = job->add(c.extractor, c.options);
+      job->init(f);
+      if (batch == 4)  // the imported-picture path
+        for (auto& [r, d] : frames) {
+          job->register_host(r);
+          job->register_host(d);
+        }
+      FeatureCollector out;
+      for (const std::string& n : job->feature_names(h)) out.declare(n);
+      for (unsigned i = 0; i < frames.size(); ++i)
+        job->submit(frames[i].first, frames[i].second, i, out);
+      job->finish(out);
+      const vqe::vulkan::JobStats st = vqe::vulkan::bench_hooks(*job).stats();
+      EXPECT_EQ(st.frames, frames.size());
+      EXPECT_EQ(st.submissions, 2 * ((frames.size() + batch - 1) / batch)) << case_name(c);
+      if (c.options.count("motion_force_zero") == 0) {  // force_zero dispatches nothing
+        EXPECT_GE(st.dispatches, st.submissions / 2) << case_name(c);  // one per batch at least
+      }
+      EXPECT_GT(job->device_bytes(), 0u);
+      compare(cpu, out, c, case_name(c) + " batch " + std::to_string(batch));
+    }
+  }
+}
+
+std::string backend_param_name(const ::testing::TestParamInfo<const Backend*>& info) {
+  return info.param->name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GpuParity, ::testing::Values(&kCudaBackend, &kVulkanBackend),
+                         backend_param_name);
 
 }  // namespace

@@ -184,9 +184,19 @@ void make_decouple_inputs(std::mt19937& rng, int n, std::int64_t range, std::vec
   }
 }
 
+// The reciprocal paths of the decoupling kernels (both at every level,
+// whichever this CPU prefers).
+constexpr adm::ReciprocalPath kReciprocalPaths[] = {adm::ReciprocalPath::gather,
+                                                    adm::ReciprocalPath::divide};
+
+const char* path_name(adm::ReciprocalPath path) {
+  return path == adm::ReciprocalPath::gather ? "gather" : "divide";
+}
+
 template <typename T>
-void check_decouple(simd::Level level, int n, std::int64_t range, double gain, std::mt19937& rng) {
-  const adm::AdmDsp& sk = adm::adm_dsp(level);
+void check_decouple(simd::Level level, adm::ReciprocalPath path, int n, std::int64_t range,
+                    double gain, std::mt19937& rng) {
+  const adm::AdmDsp& sk = adm::adm_dsp(level, path);
   std::vector<T> o[3], t[3];
   make_decouple_inputs(rng, n, range, o, t);
   std::vector<T> out1(6 * n, 0), out2(6 * n, 0);
@@ -205,25 +215,25 @@ void check_decouple(simd::Level level, int n, std::int64_t range, double gain, s
     kn::decouple123_row(row(out1), begin, n, cos_sq, gain);
     sk.decouple123_row(row(out2), begin, n, cos_sq, gain);
   }
-  EXPECT_EQ(out1, out2) << simd::level_name(level) << " decouple"
+  EXPECT_EQ(out1, out2) << simd::level_name(level) << " " << path_name(path) << " decouple"
                         << (sizeof(T) == 2 ? "0" : "123") << " n=" << n << " range=" << range
                         << " gain=" << gain;
 }
 
 TEST(SimdAdm, DecoupleKernelsMatchScalar) {
   std::mt19937 rng(11);
-  for (simd::Level level : simd_levels()) {
-    for (int n : kWidths)
-      for (double gain : {100.0, 1.0, 7.0, 1.5}) {
-        check_decouple<std::int16_t>(level, n, 32767, gain, rng);
-        check_decouple<std::int16_t>(level, n, 300, gain, rng);
-        // Levels 1-3: small values (exact double angle test) and large ones
-        // (products beyond 2^51: per-lane reference angle test).
-        check_decouple<std::int32_t>(level, n, 40000, gain, rng);
-        check_decouple<std::int32_t>(level, n, 1 << 24, gain, rng);
-        check_decouple<std::int32_t>(level, n, (1 << 30) - 1, gain, rng);
-      }
-  }
+  for (simd::Level level : simd_levels())
+    for (adm::ReciprocalPath path : kReciprocalPaths)
+      for (int n : kWidths)
+        for (double gain : {100.0, 1.0, 7.0, 1.5}) {
+          check_decouple<std::int16_t>(level, path, n, 32767, gain, rng);
+          check_decouple<std::int16_t>(level, path, n, 300, gain, rng);
+          // Levels 1-3: small values (exact double angle test) and large
+          // ones (products beyond 2^51: per-lane reference angle test).
+          check_decouple<std::int32_t>(level, path, n, 40000, gain, rng);
+          check_decouple<std::int32_t>(level, path, n, 1 << 24, gain, rng);
+          check_decouple<std::int32_t>(level, path, n, (1 << 30) - 1, gain, rng);
+        }
 }
 
 // Every int16 reference value (all reciprocal table entries) against
@@ -233,30 +243,32 @@ TEST(SimdAdm, DecoupleEveryReferenceValue) {
                                           std::cos(3.14159265358979323846 / 180.0));
   const int n = 65536;
   std::mt19937 rng(19);
-  for (simd::Level level : simd_levels()) {
-    const adm::AdmDsp& sk = adm::adm_dsp(level);
-    for (int variant = 0; variant < 4; ++variant) {
-      std::vector<std::int16_t> o[3], t[3];
-      for (int k = 0; k < 3; ++k) {
-        o[k].resize(n);
-        t[k] = variant == 0   ? std::vector<std::int16_t>(n, 32767)
-               : variant == 1 ? std::vector<std::int16_t>(n, -32768)
-                              : random_vec<std::int16_t>(rng, n, -32768, 32767);
-        for (int j = 0; j < n; ++j) o[k][j] = static_cast<std::int16_t>(j - 32768 + 7 * k);
-        if (variant == 3)
-          for (int j = 0; j < n; ++j) t[k][j] = static_cast<std::int16_t>(o[k][j] / 2 + (j % 3));
+  for (simd::Level level : simd_levels())
+    for (adm::ReciprocalPath path : kReciprocalPaths) {
+      const adm::AdmDsp& sk = adm::adm_dsp(level, path);
+      for (int variant = 0; variant < 4; ++variant) {
+        std::vector<std::int16_t> o[3], t[3];
+        for (int k = 0; k < 3; ++k) {
+          o[k].resize(n);
+          t[k] = variant == 0   ? std::vector<std::int16_t>(n, 32767)
+                 : variant == 1 ? std::vector<std::int16_t>(n, -32768)
+                                : random_vec<std::int16_t>(rng, n, -32768, 32767);
+          for (int j = 0; j < n; ++j) o[k][j] = static_cast<std::int16_t>(j - 32768 + 7 * k);
+          if (variant == 3)
+            for (int j = 0; j < n; ++j) t[k][j] = static_cast<std::int16_t>(o[k][j] / 2 + (j % 3));
+        }
+        std::vector<std::int16_t> out1(6 * n), out2(6 * n);
+        auto row = [&](std::vector<std::int16_t>& out) {
+          return DecoupleRow<std::int16_t>{o[0].data(), o[1].data(), o[2].data(), t[0].data(),
+                                           t[1].data(), t[2].data(), &out[0],     &out[n],
+                                           &out[2 * n], &out[3 * n], &out[4 * n], &out[5 * n]};
+        };
+        kn::decouple0_row(row(out1), 0, n, cos_sq, 100.0);
+        sk.decouple0_row(row(out2), 0, n, cos_sq, 100.0);
+        EXPECT_EQ(out1, out2) << simd::level_name(level) << " " << path_name(path) << " variant "
+                              << variant;
       }
-      std::vector<std::int16_t> out1(6 * n), out2(6 * n);
-      auto row = [&](std::vector<std::int16_t>& out) {
-        return DecoupleRow<std::int16_t>{o[0].data(), o[1].data(), o[2].data(), t[0].data(),
-                                         t[1].data(), t[2].data(), &out[0],     &out[n],
-                                         &out[2 * n], &out[3 * n], &out[4 * n], &out[5 * n]};
-      };
-      kn::decouple0_row(row(out1), 0, n, cos_sq, 100.0);
-      sk.decouple0_row(row(out2), 0, n, cos_sq, 100.0);
-      EXPECT_EQ(out1, out2) << simd::level_name(level) << " variant " << variant;
     }
-  }
 }
 
 // Every int16 band value through the level-0 masker terms, for weights that

@@ -48,13 +48,12 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   Settings& s = outcome.settings;
   int width = 0, height = 0, bitdepth = 0;
   std::string pixel_format, cpumask, gpumask;
-  std::vector<std::string> models, features, aom_ctc, nflx_ctc;
+  std::vector<std::string> models, features, aom_ctc, nflx_ctc, distorted;
   bool xml = false, json = false, csv = false, sub = false;
 
   app.add_option("-r,--reference", s.reference,
                  "Reference video: Y4M, or raw YUV with -w -h -p -b; a file, a pipe, or - for "
                  "standard input");
-  app.add_option("-d,--distorted", s.distorted, "Distorted video (as --reference)");
   auto* opt_w = app.add_option("-w,--width", width, "Width of raw input, in pixels")
                     ->check(CLI::Range(1, 32768));
   auto* opt_h = app.add_option("-h,--height", height, "Height of raw input, in pixels")
@@ -72,6 +71,9 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->allow_extra_args(false);
   };
+  repeatable("-d,--distorted", distorted,
+             "Distorted video (as --reference); repeat for a ladder (one reference, several "
+             "encodes: -o with {name})");
   auto* opt_m = repeatable("-m,--model", models,
                            "Model: version=NAME[:name=LABEL][:enable_transform][:disable_clip] or "
                            "path=FILE.json; repeatable (default: version=vmaf_v0.6.1)");
@@ -88,6 +90,9 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   app.add_flag("--json", json, "Write JSON");
   app.add_flag("--csv", csv, "Write CSV");
   app.add_flag("--sub", sub, "Write a subtitle (.sub) file");
+  app.add_option("--html", s.html,
+                 "Also write a report to look at: one self-contained HTML page with a per-frame "
+                 "chart, pooled values with percentiles, the worst frames and the settings");
   app.add_option("--threads", s.threads, "Worker threads (0 = compute on the main thread)")
       ->check(CLI::Range(0u, 1024u));
   app.add_option("--subsample", s.subsample, "Score every N-th frame")
@@ -105,15 +110,17 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
       "1 NEON (Arm)");
   auto* opt_gpumask =
       app.add_option("--gpumask", gpumask,
-                     "As libvmaf: 0 computes on the GPU (CUDA; the CPU when there is none), any "
-                     "other value on the CPU");
+                     "As libvmaf: 0 computes on the GPU (CUDA, else Vulkan; the CPU when there "
+                     "is none), any other value on the CPU");
   app.add_option("--cpu-level", s.cpu_level,
                  "Highest CPU instruction set to use: scalar, sse4, avx2 or avx512 (x86); "
                  "scalar or neon (Arm) (default: best)")
       ->check(CLI::IsMember({"scalar", "sse4", "avx2", "avx512", "neon"}));
-  app.add_option("--backend", s.backend, "cpu, cuda or auto (default: cpu)")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  app.add_option("--gpu", s.gpu, "CUDA device index")->check(CLI::Range(0, 255));
+  app.add_option("--backend", s.backend,
+                 "cpu, cuda, vulkan or auto (CUDA, else Vulkan, else CPU) (default: cpu)")
+      ->check(CLI::IsMember({"cpu", "cuda", "vulkan", "auto"}));
+  app.add_option("--gpu", s.gpu, "GPU index among the backend's devices (CUDA or Vulkan)")
+      ->check(CLI::Range(0, 255));
   app.add_flag("-q,--quiet", s.quiet, "No progress line");
   app.add_flag("-n,--no_prediction", s.no_prediction, "Extract features only, no VMAF model");
   app.add_flag("--verbose", s.verbose, "Print what is computed where");
@@ -163,7 +170,24 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                    : OutputFormat::kXml;
   if (s.list_features) return outcome;
   if (s.reference.empty()) throw UsageError("the reference video (-r/--reference) is required");
-  if (s.distorted.empty()) throw UsageError("the distorted video (-d/--distorted) is required");
+  if (distorted.empty() || distorted.front().empty())
+    throw UsageError("the distorted video (-d/--distorted) is required");
+  s.distorted = distorted.front();
+  if (distorted.size() > 1) {
+    s.ladder = distorted;
+    if (!s.html.empty())
+      throw UsageError("--html writes the report of one pair: not with several -d");
+    if (s.output == "-")
+      throw UsageError("-o -: several -d write several outputs; give -o a path with {name}");
+    if (!s.output.empty() && s.output.find("{name}") == std::string::npos)
+      throw UsageError(fmt::format(
+          "-o {}: several -d write one output each; put {{name}} in the path (the distorted "
+          "file's name without its extension), e.g. -o scores_{{name}}.json",
+          s.output));
+  }
+  if (!s.html.empty() && s.html == s.output)
+    throw UsageError(fmt::format("--html {} and -o {} are one file: give each its own",
+                                 s.html, s.output));
   return outcome;
 }
 

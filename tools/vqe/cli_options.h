@@ -32,7 +32,11 @@ struct RawInputOptions {
 /// Everything the command line asks for.
 struct Settings {
   std::string reference;
+  /// The first -d.
   std::string distorted;
+  /// Every -d, in command-line order, when there are several: a ladder (one
+  /// reference, several encodes, -o with {name}); empty for one pair.
+  std::vector<std::string> ladder;
   RawInputOptions raw;
   /// -m specs and preset models, in command-line order (libvmaf's order).
   std::vector<std::string> models;
@@ -46,6 +50,7 @@ struct Settings {
   bool no_prediction = false;
 
   std::string output;  ///< empty: print pooled means to stdout
+  std::string html;    ///< --html: a report page to write too (empty: none)
   OutputFormat format = OutputFormat::kXml;
   std::string precision;  ///< as given; empty: libvmaf's default
 

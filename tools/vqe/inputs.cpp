@@ -2,6 +2,7 @@
 #include "inputs.h"
 
 #include <algorithm>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -28,7 +29,47 @@ void check_raw_options_against(const FrameSource& input, const RawInputOptions& 
                             input.path(), describe(f), differ));
 }
 
+RawVideoParams raw_params(const RawInputOptions& options) {
+  RawVideoParams raw;
+  raw.width = *options.width;
+  raw.height = *options.height;
+  raw.chroma = parse_chroma_format(options.pixel_format.value_or("420"));
+  raw.bit_depth = options.bit_depth.value_or(8);
+  return raw;
+}
+
 }  // namespace
+
+LadderInputs open_ladder_inputs(const Settings& s, const WarningHandler& warn,
+                                const WarningHandler& note) {
+  const bool have_raw = s.raw.width && s.raw.height;
+  const auto raw = std::make_shared<RawVideoParams>();
+  if (have_raw) *raw = raw_params(s.raw);
+  const auto open = [s_raw = s.raw, raw, have_raw, warn](const std::string& path) {
+    auto source = open_video(path, have_raw ? raw.get() : nullptr, warn);
+    if (s_raw.any() && source->container() == VideoContainer::kY4m)
+      check_raw_options_against(*source, s_raw);
+    return source;
+  };
+  LadderInputs in;
+  in.reference = open(s.reference);
+  const int ref_bits = in.reference->format().bit_depth;
+  in.open_distorted = [open, ref_bits, common = s.common_bit_depth,
+                       note](const std::string& path) {
+    auto source = open(path);
+    // libvmaf's aom_ctc v6.0 and later: a shallower encode is compared at
+    // the reference's bit depth (a shallower reference is not converted:
+    // the encodes share it).
+    if (common && source->format().bit_depth < ref_bits) {
+      if (note)
+        note(fmt::format("common bit depth: {} is read as {}-bit (samples shifted left by {})",
+                         path, ref_bits, ref_bits - source->format().bit_depth));
+      source = convert_bit_depth(std::move(source), ref_bits);
+    }
+    return source;
+  };
+  return in;
+}
 
 Inputs open_inputs(const Settings& s, const WarningHandler& warn, const WarningHandler& note) {
   // One stream given twice would hand each side every other frame: refused
@@ -39,12 +80,7 @@ Inputs open_inputs(const Settings& s, const WarningHandler& warn, const WarningH
 
   RawVideoParams raw;
   const bool have_raw = s.raw.width && s.raw.height;
-  if (have_raw) {
-    raw.width = *s.raw.width;
-    raw.height = *s.raw.height;
-    raw.chroma = parse_chroma_format(s.raw.pixel_format.value_or("420"));
-    raw.bit_depth = s.raw.bit_depth.value_or(8);
-  }
+  if (have_raw) raw = raw_params(s.raw);
   Inputs in;
   in.reference = open_video(s.reference, have_raw ? &raw : nullptr, warn);
   in.distorted = open_video(s.distorted, have_raw ? &raw : nullptr, warn);

@@ -4,6 +4,7 @@
 // never the same stream twice, -w/-h/-p/-b checked against Y4M headers, and
 // the common bit depth of libvmaf's --aom_ctc v6.0 and later.
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -25,5 +26,20 @@ struct Inputs {
 /// `warn`; `note` hears what --verbose prints.
 Inputs open_inputs(const Settings& settings, const WarningHandler& warn,
                    const WarningHandler& note);
+
+/// A ladder's inputs (several -d): the reference, opened now, and how each
+/// distorted video is opened.
+struct LadderInputs {
+  std::unique_ptr<FrameSource> reference;
+  /// Opens one -d as open_inputs() opens a distorted video (throws
+  /// vqe::Error likewise); under a preset's common bit depth a shallower
+  /// encode is shifted up to the reference's bit depth.
+  std::function<std::unique_ptr<FrameSource>(const std::string&)> open_distorted;
+};
+
+/// Opens the reference of a ladder (settings.ladder) and prepares the
+/// opening of each distorted video. Throws vqe::Error as open_inputs().
+LadderInputs open_ladder_inputs(const Settings& settings, const WarningHandler& warn,
+                                const WarningHandler& note);
 
 }  // namespace vqe::cli

@@ -52,10 +52,11 @@ JobConfig::Backend select_backend(const Settings& s) {
   }
   if (backend.empty()) backend = "cpu";
   if (s.gpu != 0 && backend == "cpu")
-    throw UsageError("--gpu needs --backend cuda or --backend auto");
-  return backend == "cuda"   ? JobConfig::Backend::kCuda
-         : backend == "auto" ? JobConfig::Backend::kAuto
-                             : JobConfig::Backend::kCpu;
+    throw UsageError("--gpu needs --backend cuda, vulkan or auto");
+  return backend == "cuda"     ? JobConfig::Backend::kCuda
+         : backend == "vulkan" ? JobConfig::Backend::kVulkan
+         : backend == "auto"   ? JobConfig::Backend::kAuto
+                               : JobConfig::Backend::kCpu;
 }
 
 }  // namespace
@@ -95,7 +96,8 @@ JobConfig make_job_config(const Settings& s) {
 std::string list_extractors_text() {
   std::string out;
   for (const ExtractorDescription& e : list_extractors()) {
-    out += fmt::format("  {}{}\n", e.name, e.cuda ? "  (cpu, cuda)" : "");
+    const std::string gpus = std::string(e.cuda ? ", cuda" : "") + (e.vulkan ? ", vulkan" : "");
+    out += fmt::format("  {}{}\n", e.name, gpus.empty() ? "" : "  (cpu" + gpus + ")");
     for (const OptionSpec& o : e.options)
       out += fmt::format("      {}{}  {}\n", o.name, o.alias.empty() ? "" : " (" + o.alias + ")",
                          o.help);

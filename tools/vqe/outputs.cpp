@@ -12,54 +12,81 @@
 namespace vqe::cli {
 namespace {
 
-// The temporary file a signal handler removes (async-signal-safe: a fixed
-// buffer and unlink()).
-char g_pending[4096];
-volatile sig_atomic_t g_has_pending = 0;
+// The temporary files a signal handler removes (-o and --html;
+// async-signal-safe: fixed buffers and unlink()).
+constexpr std::size_t kMaxPending = 2;
+char g_pending[kMaxPending][4096];
+volatile sig_atomic_t g_pending_count = 0;
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction g_previous[std::size(kSignals)];
 
 extern "C" void remove_pending_and_die(int sig) {
-  if (g_has_pending) ::unlink(g_pending);
+  for (sig_atomic_t i = 0; i < g_pending_count; ++i)
+    if (g_pending[i][0]) ::unlink(g_pending[i]);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
 
 void watch(const std::string& temporary) {
-  if (temporary.empty() || temporary.size() >= sizeof(g_pending)) return;
-  std::memcpy(g_pending, temporary.c_str(), temporary.size() + 1);
-  g_has_pending = 1;
-  struct sigaction action {};
-  action.sa_handler = remove_pending_and_die;
-  sigemptyset(&action.sa_mask);
-  for (std::size_t i = 0; i < std::size(kSignals); ++i)
-    ::sigaction(kSignals[i], &action, &g_previous[i]);
+  if (temporary.empty() || temporary.size() >= sizeof(g_pending[0]) ||
+      g_pending_count >= static_cast<sig_atomic_t>(kMaxPending))
+    return;
+  std::memcpy(g_pending[g_pending_count], temporary.c_str(), temporary.size() + 1);
+  if (g_pending_count == 0) {
+    struct sigaction action {};
+    action.sa_handler = remove_pending_and_die;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < std::size(kSignals); ++i)
+      ::sigaction(kSignals[i], &action, &g_previous[i]);
+  }
+  g_pending_count = g_pending_count + 1;
 }
 
-void unwatch() {
-  if (!g_has_pending) return;
+// Forgets the temporary file `temporary` (committed or removed); the
+// handlers go when none is left.
+void unwatch(const std::string& temporary) {
+  for (sig_atomic_t i = 0; i < g_pending_count; ++i)
+    if (temporary == g_pending[i]) g_pending[i][0] = '\0';
+  for (sig_atomic_t i = 0; i < g_pending_count; ++i)
+    if (g_pending[i][0]) return;
+  if (g_pending_count == 0) return;
   for (std::size_t i = 0; i < std::size(kSignals); ++i)
     ::sigaction(kSignals[i], &g_previous[i], nullptr);
-  g_has_pending = 0;
+  g_pending_count = 0;
 }
 
 }  // namespace
 
-ResultOutput::ResultOutput(const Settings& settings, const Inputs& inputs) {
-  if (settings.output.empty()) return;
+ResultOutput::ResultOutput(const Settings& settings, const Inputs& inputs) : settings_(settings) {
+  if (settings.output.empty() && settings.html.empty()) return;
   std::vector<ProtectedFile> protect;
   for (const FrameSource* input : {inputs.reference.get(), inputs.distorted.get()})
     if (auto id = input->identity()) protect.push_back({input->path(), *id});
-  file_.emplace(settings.output, protect);
-  watch(file_->temporary_path());
+  if (!settings.html.empty() && !html_report_available())
+    throw Error("--html: this build has no HTML report (build with Debian's libjs-chart.js)");
+  if (!settings.output.empty()) {
+    file_.emplace(settings.output, protect);
+    watch(file_->temporary_path());
+  }
+  if (!settings.html.empty()) {
+    html_.emplace(settings.html, protect);
+    watch(html_->temporary_path());
+  }
 }
 
 ResultOutput::~ResultOutput() {
-  file_.reset();  // removes the temporary file unless committed
-  unwatch();
+  // Removes the temporary files unless committed.
+  for (std::optional<OutputFile>* f : {&file_, &html_})
+    if (*f) {
+      const std::string temporary = (*f)->temporary_path();
+      f->reset();
+      unwatch(temporary);
+    }
 }
 
-void ResultOutput::write(const JobResult& result, const OutputInfo& info) {
+void ResultOutput::write(const JobResult& result, const OutputInfo& info,
+                         const JobConfig& config) {
+  if (html_) write_report(result, info, config);
   if (!file_) {
     // No output file: each feature's pooled mean, as a quick look.
     for (const std::string& name : result.features.names())
@@ -72,8 +99,37 @@ void ResultOutput::write(const JobResult& result, const OutputInfo& info) {
   }
   std::cout.flush();  // "-" shares the descriptor with std::cout
   write_output(file_->stream(), result.features, info);
+  const std::string temporary = file_->temporary_path();
   file_->commit();
-  unwatch();
+  unwatch(temporary);
+}
+
+void ResultOutput::write_report(const JobResult& result, const OutputInfo& info,
+                                const JobConfig& config) {
+  const Settings& s = settings_;
+  ReportInfo report;
+  report.title = fmt::format("{} against {}", s.distorted, s.reference);
+  report.subsample = info.subsample;
+  if (!s.no_prediction)
+    for (const Model& m : config.models) report.shown.push_back(m.name());
+  report.settings = {{"reference", s.reference},
+                     {"distorted", s.distorted},
+                     {"frames", std::to_string(result.frames)},
+                     {"size", fmt::format("{}x{} {}-bit {}", result.format.width,
+                                          result.format.height, result.format.bit_depth,
+                                          to_string(result.format.chroma))}};
+  for (const std::string& preset : s.presets) report.settings.emplace_back("preset", preset);
+  for (const Model& m : config.models)
+    report.settings.emplace_back("model", fmt::format("{} ({})", m.name(), m.origin()));
+  for (const std::string& f : s.features) report.settings.emplace_back("feature", f);
+  report.settings.emplace_back("backend", s.backend.empty() ? "cpu" : s.backend);
+  report.settings.emplace_back("threads", std::to_string(s.threads));
+  if (info.subsample > 1) report.settings.emplace_back("subsample", std::to_string(info.subsample));
+  report.settings.emplace_back("version", info.version);
+  write_html_report(html_->stream(), result.features, report);
+  const std::string temporary = html_->temporary_path();
+  html_->commit();
+  unwatch(temporary);
 }
 
 }  // namespace vqe::cli

@@ -16,20 +16,25 @@ namespace vqe::cli {
 
 class ResultOutput {
  public:
-  /// Prepares -o (see vqe::OutputFile: checked and created now, refused when
-  /// it is one of the inputs). While the output is pending, SIGINT, SIGTERM
-  /// and SIGHUP remove its temporary file before VQE dies of them.
+  /// Prepares -o and --html (see vqe::OutputFile: checked and created now,
+  /// refused when one is an input). While an output is pending, SIGINT,
+  /// SIGTERM and SIGHUP remove its temporary file before VQE dies of them.
   ResultOutput(const Settings& settings, const Inputs& inputs);
   ~ResultOutput();
   ResultOutput(const ResultOutput&) = delete;
   ResultOutput& operator=(const ResultOutput&) = delete;
 
   /// Writes the results (or, without -o, each feature's pooled mean to
-  /// stdout) and commits the file.
-  void write(const JobResult& result, const OutputInfo& info);
+  /// stdout) and the --html report, and commits the files. `config` is the
+  /// job's (the report lists its models).
+  void write(const JobResult& result, const OutputInfo& info, const JobConfig& config);
 
  private:
+  void write_report(const JobResult& result, const OutputInfo& info, const JobConfig& config);
+
+  const Settings& settings_;
   std::optional<OutputFile> file_;
+  std::optional<OutputFile> html_;
 };
 
 }  // namespace vqe::cli

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // GPU throughput benchmark (run by `scripts/bench --gpu`; method in
-// docs/benchmarks.md).
+// docs/benchmarks.md), for the CUDA backend (default) or the Vulkan one
+// (--backend vulkan: frames always pass through the job's host-visible
+// staging, so the "frames on device" column is empty; the table gives
+// submissions and dispatches per frame instead of per-kernel times).
 //
 // Inputs are made in memory from one real frame pair: the first frame of a
 // 1080p reference and of its real encode. Each benchmark frame is that pair
@@ -25,11 +28,15 @@
 #include <thread>
 #include <vector>
 
+#if defined(VQE_HAVE_CUDA)
 #include <cuda_runtime.h>
+#endif
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "backend/cuda/backend.h"
+#include "bench_frames/bench_frames.h"
+#include "backend/vulkan/backend.h"
 #include "io/video_reader.h"
 #include "vqe/error.h"
 #include "core/extractor.h"
@@ -43,76 +50,10 @@ struct Args {
   std::string reference, distorted, json;
   double seconds = 2.0;
   int device = 0;
+  std::string backend = "cuda";  // or "vulkan"
+  unsigned batch = 16;            // Vulkan: frames per submission
   unsigned frames_1080p = 240, frames_2160p = 120;
 };
-
-vqe::Picture read_first_frame(const std::string& path) {
-  auto reader = vqe::open_video(path, nullptr);
-  vqe::Picture pic(reader->format());
-  if (!reader->read(pic)) throw vqe::Error(path + ": no frame");
-  return pic;
-}
-
-template <typename T>
-T sample_at(const vqe::Plane& p, int x, int y) {
-  x = std::clamp(x, 0, p.width - 1);
-  y = std::clamp(y, 0, p.height - 1);
-  return p.row<T>(y)[x];
-}
-
-// `src` shifted left/up by (dx, dy) >= 0 samples of luma (chroma by half),
-// the right and bottom edges replicated.
-template <typename T>
-void pan_plane(const vqe::Plane& in, vqe::Plane& o, int sx, int sy) {
-  const int w = o.width, keep = std::max(0, w - sx);
-  for (int y = 0; y < o.height; ++y) {
-    const T* src = in.row<T>(std::min(y + sy, in.height - 1));
-    T* dst = o.row<T>(y);
-    std::memcpy(dst, src + std::min(sx, w - 1), sizeof(T) * keep);
-    std::fill(dst + keep, dst + w, src[w - 1]);
-  }
-}
-
-vqe::Picture panned(const vqe::Picture& src, int dx, int dy) {
-  vqe::Picture out(src.format());
-  for (int p = 0; p < src.num_planes(); ++p) {
-    const int sx = p ? dx / 2 : dx, sy = p ? dy / 2 : dy;
-    if (src.bit_depth() > 8)
-      pan_plane<std::uint16_t>(src.plane(p), out.plane(p), sx, sy);
-    else
-      pan_plane<std::uint8_t>(src.plane(p), out.plane(p), sx, sy);
-  }
-  return out;
-}
-
-// 8-bit `src` upscaled 2x (bilinear, sample centres aligned) into 10 bits.
-vqe::Picture upscale_to_10bit(const vqe::Picture& src) {
-  vqe::VideoFormat f = src.format();
-  f.width *= 2;
-  f.height *= 2;
-  f.bit_depth = 10;
-  vqe::Picture out(f);
-  for (int p = 0; p < out.num_planes(); ++p) {
-    const vqe::Plane& in = src.plane(p);
-    vqe::Plane& o = out.plane(p);
-    for (int y = 0; y < o.height; ++y) {
-      // Source position (y + 0.5) / 2 - 0.5 in quarter samples: (2y - 1) / 4.
-      const int qy = 2 * y - 1;
-      const int y0 = qy >= 0 ? qy / 4 : -1, wy = qy - 4 * y0;  // weight of y0 + 1, in quarters
-      for (int x = 0; x < o.width; ++x) {
-        const int qx = 2 * x - 1;
-        const int x0 = qx >= 0 ? qx / 4 : -1, wx = qx - 4 * x0;
-        const int a = sample_at<std::uint8_t>(in, x0, y0), b = sample_at<std::uint8_t>(in, x0 + 1, y0);
-        const int c = sample_at<std::uint8_t>(in, x0, y0 + 1),
-                  d = sample_at<std::uint8_t>(in, x0 + 1, y0 + 1);
-        const int top = a * (4 - wx) + b * wx, bottom = c * (4 - wx) + d * wx;
-        const int v16 = top * (4 - wy) + bottom * wy;  // 8-bit value x 16
-        o.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(std::min(1023, (v16 + 2) / 4));
-      }
-    }
-  }
-  return out;
-}
 
 struct FrameSet {
   std::string name;
@@ -126,18 +67,8 @@ struct FrameSet {
 
 FrameSet make_set(const std::string& name, const vqe::Picture& ref, const vqe::Picture& dist,
                   unsigned count) {
-  FrameSet set{name, std::vector<vqe::Picture>(count), std::vector<vqe::Picture>(count)};
-  const unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < workers; ++t)
-    pool.emplace_back([&, t] {
-      for (unsigned k = t; k < count; k += workers) {
-        const int dx = static_cast<int>(k % 48) * 2, dy = static_cast<int>(k % 32);
-        set.ref[k] = panned(ref, dx, dy);
-        set.dist[k] = panned(dist, dx, dy);
-      }
-    });
-  for (auto& th : pool) th.join();
+  FrameSet set{name, {}, {}};
+  vqe::bench::make_pan_frames(ref, dist, count, &set.ref, &set.dist);
   return set;
 }
 
@@ -153,10 +84,25 @@ struct Measurement {
   unsigned frames = 0;
   std::size_t device_bytes = 0, pinned_bytes = 0;
   double first_score = 0;
+  vqe::vulkan::JobStats vulkan;  // Vulkan only
 };
 
+bool is_vulkan(const Args& args) { return args.backend == "vulkan"; }
+
+std::unique_ptr<vqe::GpuJob> make_job(const Args& args) {
+  if (!is_vulkan(args)) return vqe::cuda::make_gpu_job(args.device, 1);
+  auto job = vqe::vulkan::make_vulkan_job(args.device, 1);
+  vqe::vulkan::bench_hooks(*job).set_batch_frames(args.batch);
+  return job;
+}
+
+bool has_extractor(const Args& args, const std::string& name) {
+  return is_vulkan(args) ? vqe::vulkan::has_vulkan_extractor(name)
+                         : vqe::cuda::has_cuda_extractor(name);
+}
+
 Measurement run(const Workload& w, const FrameSet& set, const Args& args, bool upload) {
-  auto job = vqe::cuda::make_gpu_job(args.device, 1);
+  auto job = make_job(args);
   for (const auto& [name, opts] : w.extractors) job->add(name, opts);
   job->init(set.ref.front().format());
   std::vector<std::string> model_inputs;
@@ -211,6 +157,7 @@ Measurement run(const Workload& w, const FrameSet& set, const Args& args, bool u
   m.fps = done / m.seconds;
   m.device_bytes = job->device_peak_bytes();
   m.pinned_bytes = job->pinned_host_bytes();
+  if (is_vulkan(args)) m.vulkan = vqe::vulkan::bench_hooks(*job).stats();
   if (upload)
     for (unsigned i = 0; i < n; ++i) {
       job->unregister_host(set.ref[i]);
@@ -242,8 +189,13 @@ std::vector<std::pair<std::string, double>> kernel_times(const Workload& w, cons
   return times;
 }
 
-// Host-to-device bandwidth from pinned memory, GB/s (best of several 256 MiB copies).
+// Host-to-device bandwidth from pinned memory, GB/s (best of several 256 MiB
+// copies); 0 in builds without CUDA.
 double measure_h2d(int device) {
+#if !defined(VQE_HAVE_CUDA)
+  (void)device;
+  return 0;
+#else
   const std::size_t bytes = 256u << 20;
   cudaSetDevice(device);
   void *host = nullptr, *dev = nullptr;
@@ -261,6 +213,7 @@ double measure_h2d(int device) {
   cudaFree(dev);
   cudaFreeHost(host);
   return best;
+#endif
 }
 
 double peak_rss_mib() {
@@ -270,18 +223,18 @@ double peak_rss_mib() {
 }
 
 int main_impl(const Args& args) {
-  const vqe::Picture ref8 = read_first_frame(args.reference);
-  const vqe::Picture dist8 = read_first_frame(args.distorted);
+  const vqe::Picture ref8 = vqe::bench::read_first_frame(args.reference);
+  const vqe::Picture dist8 = vqe::bench::read_first_frame(args.distorted);
   if (ref8.bit_depth() != 8 || ref8.width() != 1920 || ref8.height() != 1080)
     throw vqe::Error("vqe_gpu_bench: the inputs must be 1920x1080 8-bit");
   const auto t0 = Clock::now();
   std::vector<FrameSet> sets;
   sets.push_back(make_set("1080p 8-bit", ref8, dist8, args.frames_1080p));
-  sets.push_back(make_set("2160p 10-bit", upscale_to_10bit(ref8), upscale_to_10bit(dist8),
+  sets.push_back(make_set("2160p 10-bit", vqe::bench::upscale_to_10bit(ref8), vqe::bench::upscale_to_10bit(dist8),
                           args.frames_2160p));
   std::cerr << fmt::format("vqe_gpu_bench: made the frame sets in {:.1f} s\n",
                            std::chrono::duration<double>(Clock::now() - t0).count());
-  const double h2d = measure_h2d(args.device);
+  const double h2d = is_vulkan(args) ? 0.0 : measure_h2d(args.device);
   const vqe::Model vmaf = vqe::Model::builtin("vmaf_v0.6.1");
   std::vector<Workload> workloads = {
       {"VMAF v0.6.1", {{"adm", {}}, {"motion", {}}, {"vif", {}}}, &vmaf},
@@ -289,50 +242,67 @@ int main_impl(const Args& args) {
       {"SSIM", {{"float_ssim", {}}}, nullptr},
       {"MS-SSIM", {{"float_ms_ssim", {}}}, nullptr},
   };
-  auto job_probe = vqe::cuda::make_gpu_job(args.device, 1);
+  auto job_probe = make_job(args);
   const std::string device = job_probe->device_name();
   job_probe.reset();
-  fmt::print("# vqe_gpu_bench on {}\n", device);
-  fmt::print("host-to-device bandwidth (pinned, 256 MiB copies, best of 8): {:.1f} GB/s\n\n", h2d);
+  fmt::print("# vqe_gpu_bench --backend {} on {}\n", args.backend, device);
+  if (h2d > 0)
+    fmt::print("host-to-device bandwidth (pinned, 256 MiB copies, best of 8): {:.1f} GB/s\n\n", h2d);
   fmt::print("| workload | input | frames timed | fps, host RAM + upload | upload-bound fps "
              "| fraction of bound | fps, frames on device | device MiB | pinned MiB |\n");
   fmt::print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   nlohmann::json rows = nlohmann::json::array();
   for (const Workload& w : workloads) {
-    bool all_cuda = true;
-    for (const auto& e : w.extractors) all_cuda = all_cuda && vqe::cuda::has_cuda_extractor(e.first);
+    bool all_gpu = true;
+    for (const auto& e : w.extractors) all_gpu = all_gpu && has_extractor(args, e.first);
     for (const FrameSet& set : sets) {
-      if (!all_cuda) {
-        fmt::print("| {} | {} | — | no CUDA kernel yet | | | | | |\n", w.name, set.name);
+      if (!all_gpu) {
+        fmt::print("| {} | {} | — | no {} kernel yet | | | | | |\n", w.name, set.name, args.backend);
         continue;
       }
       Measurement host, resident;
       try {
         host = run(w, set, args, true);
-        resident = run(w, set, args, false);
+        if (!is_vulkan(args)) resident = run(w, set, args, false);
       } catch (const std::exception& e) {
         fmt::print("| {} | {} | failed: {} | | | | | | |\n", w.name, set.name, e.what());
         std::fflush(stdout);
         continue;
       }
       const double bound = h2d * 1e9 / static_cast<double>(set.pair_bytes(w.chroma));
-      fmt::print("| {} | {} | {} | {:.0f} | {:.0f} | {:.2f} | {:.0f} | {:.0f} | {:.0f} |\n", w.name,
-                 set.name, host.frames, host.fps, bound, host.fps / bound, resident.fps,
+      fmt::print("| {} | {} | {} | {:.0f} | {} | {} | {} | {:.0f} | {:.0f} |\n", w.name,
+                 set.name, host.frames, host.fps, h2d > 0 ? fmt::format("{:.0f}", bound) : "—",
+                 h2d > 0 ? fmt::format("{:.2f}", host.fps / bound) : "—",
+                 is_vulkan(args) ? "—" : fmt::format("{:.0f}", resident.fps),
                  host.device_bytes / 1048576.0, host.pinned_bytes / 1048576.0);
       std::string timing;
-      try {
-        for (const auto& [name, us] : kernel_times(w, set, args))
-          timing += fmt::format("{}{} {:.0f} us", timing.empty() ? "" : ", ", name, us);
-      } catch (const std::exception& e) {
-        timing = std::string("timing failed: ") + e.what();
+      if (is_vulkan(args)) {
+        const auto& st = host.vulkan;
+        const double frames = std::max<double>(1.0, static_cast<double>(st.frames));
+        timing = fmt::format(
+            "{} frames per batch (uploads {}); per frame: {:.3f} submissions, {:.2f} dispatches, "
+            "{:.3f} copy commands",
+            st.batch_frames, st.upload_queue ? "on their own queue" : "on the compute queue",
+            st.submissions / frames, st.dispatches / frames, st.copies / frames);
+        fmt::print("|   Vulkan work per frame | {} | {} | | | | | | |\n", set.name, timing);
+      } else {
+        try {
+          for (const auto& [name, us] : kernel_times(w, set, args))
+            timing += fmt::format("{}{} {:.0f} us", timing.empty() ? "" : ", ", name, us);
+        } catch (const std::exception& e) {
+          timing = std::string("timing failed: ") + e.what();
+        }
+        fmt::print("|   GPU time per frame (one stream) | {} | {} | | | | | | |\n", set.name, timing);
       }
-      fmt::print("|   GPU time per frame (one stream) | {} | {} | | | | | | |\n", set.name, timing);
       std::fflush(stdout);
       rows.push_back({{"workload", w.name}, {"input", set.name}, {"frames", host.frames},
                       {"seconds", host.seconds}, {"fps_upload", host.fps},
                       {"fps_resident", resident.fps}, {"upload_bound_fps", bound},
                       {"device_bytes", host.device_bytes}, {"pinned_bytes", host.pinned_bytes},
-                      {"first_vmaf", host.first_score}});
+                      {"first_vmaf", host.first_score}, {"backend", args.backend},
+                      {"submissions", host.vulkan.submissions},
+                      {"dispatches", host.vulkan.dispatches},
+                      {"vulkan_frames", host.vulkan.frames}});
     }
   }
   fmt::print("\npeak host RSS: {:.0f} MiB (includes the in-memory frame sets)\n", peak_rss_mib());
@@ -360,11 +330,19 @@ int main(int argc, char** argv) {
       else if (a == "--json") args.json = value();
       else if (a == "--seconds") args.seconds = std::stod(value());
       else if (a == "--device") args.device = std::stoi(value());
+      else if (a == "--batch") args.batch = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--backend") {
+        args.backend = value();
+        if (args.backend != "cuda" && args.backend != "vulkan")
+          throw vqe::Error("--backend must be cuda or vulkan");
+      }
       else if (a == "--frames-1080p") args.frames_1080p = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--frames-2160p") args.frames_2160p = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--help") {
         std::cout << "vqe_gpu_bench --reference REF_1080p8.y4m --distorted DIST.y4m [--json FILE]\n"
-                     "  [--seconds 2] [--device 0] [--frames-1080p 240] [--frames-2160p 120]\n";
+                     "  [--seconds 2] [--device 0] [--backend cuda|vulkan] [--batch 16 (Vulkan)]\n"
+                     "  [--frames-1080p 240]\n"
+                     "  [--frames-2160p 120]\n";
         return 0;
       } else throw vqe::Error("unknown argument " + a);
     } catch (const std::exception& e) {

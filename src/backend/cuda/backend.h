@@ -7,12 +7,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "vqe/feature_collector.h"
 #include "core/extractor.h"
+#include "core/gpu_job.h"
 #include "core/options.h"
 #include "vqe/picture.h"
 
@@ -25,70 +27,9 @@ inline bool has_cuda_extractor(const std::string& name) {
   return info != nullptr && info->make_cuda != nullptr;
 }
 
-/// Runs CUDA extractors of one job on one device. Not thread-safe: call every
-/// method from one thread (the pipeline's reading thread).
-///
-/// Life cycle: add() each extractor, init() once, submit() each frame pair in
-/// order (index 0, 1, 2, ...), finish() once. Results of frame i are written
-/// into the collector during a later submit() or finish() (keyed by frame
-/// index), so uploads and kernels of later frames overlap the readback.
-class GpuJob {
- public:
-  virtual ~GpuJob() = default;
-
-  /// Adds the CUDA compute of extractor `extractor` with `options` (validated
-  /// against its options; throws vqe::Error on an unknown option or when the
-  /// extractor has no CUDA compute). Returns a handle for feature_names().
-  virtual std::size_t add(const std::string& extractor, const OptionValues& options) = 0;
-
-  /// Initialises every added extractor for `format` (refusals throw
-  /// vqe::Error with the message of every backend) and allocates all device memory,
-  /// pinned staging buffers and streams.
-  virtual void init(const VideoFormat& format) = 0;
-
-  /// Emitted feature names of extractor `handle`, after init().
-  virtual std::vector<std::string> feature_names(std::size_t handle) const = 0;
-
-  /// Uploads one frame pair (copied into pinned staging, then an async copy;
-  /// or straight from the picture if register_host() was called for it) and
-  /// enqueues every extractor's kernels for it. Non-temporal extractors run
-  /// only when index % subsample == 0. May write results of earlier frames
-  /// into `out`. Unregistered pictures may be reused by the caller on return.
-  virtual void submit(const Picture& reference, const Picture& distorted, unsigned index,
-                      FeatureCollector& out) = 0;
-
-  /// Waits for all outstanding work and writes the remaining per-frame
-  /// results into `out`; more frames may be submitted afterwards.
-  virtual void drain(FeatureCollector& out) = 0;
-
-  /// drain(), then the end-of-video values (flush) into `out`.
-  virtual void finish(FeatureCollector& out) = 0;
-
-  /// Frames whose per-frame results have been written so far (frames are
-  /// collected in order, so this is a prefix of the submitted frames).
-  virtual unsigned collected_frames() const = 0;
-
-  /// The largest lag() of the added extractors (see CudaExtractor::lag).
-  virtual unsigned lag() const = 0;
-
-  /// Page-locks `picture`'s memory (cudaHostRegister) so that submit()
-  /// uploads straight from it, without the copy into pinned staging: the
-  /// "frames in host RAM" path at PCIe speed. The picture must stay alive
-  /// and must not change until finish() or unregister_host(). Call after
-  /// init(); registering costs milliseconds (outside any timed region).
-  virtual void register_host(const Picture& picture) = 0;
-  virtual void unregister_host(const Picture& picture) = 0;
-
-  /// Device bytes allocated by this job (pool chunks: frame ring, preloaded
-  /// pairs, every extractor's buffers); the job frees nothing before its end,
-  /// so this is also the peak. Pinned host bytes likewise.
-  virtual std::size_t device_bytes() const = 0;
-  virtual std::size_t device_peak_bytes() const { return device_bytes(); }
-  virtual std::size_t pinned_host_bytes() const = 0;
-
-  /// Human-readable device name ("NVIDIA H200 (sm_90, 139 GiB)").
-  virtual std::string device_name() const = 0;
-};
+/// The CUDA backend's jobs implement the backend-neutral interface
+/// (core/gpu_job.h).
+using GpuJob = ::vqe::GpuJob;
 
 /// Benchmark and test aids of a GpuJob (kept out of its production
 /// interface): upload on or off, concurrency on or off, frames preloaded to

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "backend/cuda/backend.h"
 #include "backend/cuda/cuda_extractor.cuh"
@@ -229,14 +231,36 @@ DeviceFrame Context::make_resident(const Picture& ref, const Picture& dist) {
   return f;
 }
 
-void Context::register_host(const Picture& picture) {
-  for (int p = 0; p < picture.num_planes(); ++p) {
-    const Plane& pl = picture.plane(p);
-    if (is_registered(pl)) continue;
-    const std::size_t bytes = static_cast<std::size_t>(pl.stride) * pl.height;
-    VQE_CUDA_CHECK(cudaHostRegister(pl.data, bytes, cudaHostRegisterDefault));
-    registered_.emplace_back(pl.data, pl.data + bytes);
-  }
+void Context::register_host(std::span<const Picture* const> pictures) {
+  // Only the planes that upload() copies (luma only unless an extractor
+  // reads chroma): pinning costs time and locked memory. Pinning touches
+  // every page, so several threads pin at once.
+  struct Range {
+    std::uint8_t* data;
+    std::size_t bytes;
+  };
+  std::vector<Range> todo;
+  for (const Picture* picture : pictures)
+    for (int p = 0; p < std::min(planes_, picture->num_planes()); ++p) {
+      const Plane& pl = picture->plane(p);
+      if (is_registered(pl)) continue;
+      todo.push_back({pl.data, static_cast<std::size_t>(pl.stride) * pl.height});
+    }
+  std::vector<cudaError_t> errors(todo.size(), cudaSuccess);
+  const unsigned workers = static_cast<unsigned>(
+      std::min<std::size_t>(todo.size(), std::max(1u, std::min(8u, std::thread::hardware_concurrency()))));
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < workers; ++t)
+    pool.emplace_back([&, t] {
+      cudaSetDevice(device_);
+      for (std::size_t i = t; i < todo.size(); i += workers)
+        errors[i] = cudaHostRegister(todo[i].data, todo[i].bytes, cudaHostRegisterDefault);
+    });
+  for (auto& th : pool) th.join();
+  for (std::size_t i = 0; i < todo.size(); ++i)
+    if (errors[i] == cudaSuccess) registered_.emplace_back(todo[i].data, todo[i].data + todo[i].bytes);
+  for (std::size_t i = 0; i < todo.size(); ++i)
+    VQE_CUDA_CHECK(errors[i]);
 }
 
 void Context::unregister_host(const Picture& picture) {
@@ -262,6 +286,8 @@ void Context::end_frame(int slot) {
 
 void Context::wait_slot(int slot) { VQE_CUDA_CHECK(cudaEventSynchronize(done_[slot])); }
 
+void Context::wait_upload(int slot) { VQE_CUDA_CHECK(cudaEventSynchronize(uploaded_[slot])); }
+
 // --- GpuJob ----------------------------------------------------------------
 
 namespace {
@@ -278,6 +304,9 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
     // Extractors before the context: their pool memory is the context's.
     extractors_.clear();
   }
+
+  const char* backend_name() const override { return "cuda"; }
+  bool implements(const ExtractorInfo& info) const override { return info.make_cuda != nullptr; }
 
   std::size_t add(const std::string& extractor, const OptionValues& options) override {
     const ExtractorInfo* info = find_extractor(extractor);
@@ -298,6 +327,7 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
       e->init(format, ctx_);
       chroma = chroma || e->needs_chroma();
     }
+    chroma_ = chroma;
     ctx_.init(format, chroma);
     for (Pending& p : pending_)
       p = Pending{false, 0, std::vector<char>(extractors_.size(), 0), false};
@@ -333,6 +363,18 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
 
   unsigned collected_frames() const override { return collected_; }
 
+  bool needs_chroma() const override { return chroma_; }
+
+  bool streams_from_registered() const override { return true; }
+
+  void wait_uploaded(unsigned index) override {
+    // A frame leaves the ring only after its slot's work (which waits for
+    // its upload) is done: only the last kSlots frames may still upload.
+    if (static_cast<long long>(index) + Context::kSlots < submitted_) return;
+    VQE_CUDA_CHECK(cudaSetDevice(ctx_.device()));
+    ctx_.wait_upload(static_cast<int>(index % Context::kSlots));
+  }
+
   unsigned lag() const override {
     unsigned lag = 0;
     for (const auto& e : extractors_) lag = std::max(lag, e->lag());
@@ -357,7 +399,9 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
     enqueue_all(frame, slot, index);
   }
 
-  void register_host(const Picture& picture) override { ctx_.register_host(picture); }
+  void register_host(std::span<const Picture* const> pictures) override {
+    ctx_.register_host(pictures);
+  }
   void unregister_host(const Picture& picture) override { ctx_.unregister_host(picture); }
 
   void enable_kernel_timing(bool enabled) override {
@@ -437,6 +481,7 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
   std::array<Pending, Context::kSlots> pending_{};
   long long submitted_ = 0;
   unsigned collected_ = 0;
+  bool chroma_ = false;
   std::vector<DeviceFrame> preloaded_;
   std::vector<std::string> timer_names_;
   bool timing_ = false;

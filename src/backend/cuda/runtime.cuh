@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <span>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -151,10 +152,11 @@ class Context {
   /// Allocates device planes from the pool and uploads the pair
   /// synchronously (outside the hot path): frames "already on the device".
   DeviceFrame make_resident(const Picture& ref, const Picture& dist);
-  /// Page-locks the picture's planes (cudaHostRegister) so that upload()
+  /// Page-locks the picture's planes that upload() copies (after init():
+  /// luma only unless chroma is needed; cudaHostRegister) so that upload()
   /// copies from them directly, skipping the staging copy. The picture must
   /// stay alive and unchanged until unregister_host() (or the job's end).
-  void register_host(const Picture& picture);
+  void register_host(std::span<const Picture* const> pictures);
   void unregister_host(const Picture& picture);
   /// Selects what stream() returns for the following enqueue() of `slot`'s
   /// frame: its slot stream (concurrent) or the serial stream.
@@ -163,6 +165,8 @@ class Context {
   void end_frame(int slot);
   /// Blocks until everything enqueued for `slot` has completed.
   void wait_slot(int slot);
+  /// Blocks until the upload into ring slot `slot` has completed.
+  void wait_upload(int slot);
 
  private:
   bool is_registered(const Plane& plane) const;

@@ -39,6 +39,8 @@ class IntegerAdmExtractor final : public FeatureExtractor {
 
   void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
 
+  bool needs_chroma() const override { return false; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<IntegerAdmExtractor>(opts_, level_);
   }
@@ -63,6 +65,7 @@ const ExtractorInfo& adm_extractor() {
         return std::make_unique<IntegerAdmExtractor>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(adm::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(adm::make_vulkan),
   };
   return info;
 }

@@ -151,7 +151,17 @@ struct AdmDsp {
                               std::uint32_t shift_sq, std::uint32_t shift_cub);
 };
 
+/// How the SIMD decoupling kernels form libvmaf's reciprocals 2^30 / i: read
+/// from the table with vector gathers, or by an exact double division. The
+/// results are identical; which is faster depends on the CPU.
+enum class ReciprocalPath {
+  best,    ///< the faster on this CPU, as measured (adm_simd.cpp)
+  gather,  ///< table lookups (gathers; plain loads where there are none)
+  divide,  ///< double divisions
+};
+
 /// The table of `level` (filled once; valid for the process's lifetime).
-const AdmDsp& adm_dsp(simd::Level level);
+/// `path` chooses the decoupling kernels' reciprocals; tests check both.
+const AdmDsp& adm_dsp(simd::Level level, ReciprocalPath path = ReciprocalPath::best);
 
 }  // namespace vqe::adm

@@ -50,5 +50,7 @@ class Scorer {
 
 /// The CUDA compute of `adm` (adm_cuda.cu; CUDA builds only).
 std::unique_ptr<cuda::CudaExtractor> make_cuda(const ParsedOptions& options);
+/// The Vulkan compute of `adm` (adm_vulkan.cpp; Vulkan builds only).
+std::unique_ptr<vulkan::VulkanExtractor> make_vulkan(const ParsedOptions& options);
 
 }  // namespace vqe::adm

@@ -49,10 +49,16 @@ void Dwt123Horizontal(const std::int32_t* lo, const std::int32_t* hi, int half_w
                       std::int32_t* a, std::int32_t* v, std::int32_t* h, std::int32_t* d) {
   kernels::dwt123_horizontal(lo, hi, half_w, shift, a, v, h, d);
 }
-void Decouple0Row(const DecoupleRow<std::int16_t>& r, int b, int e, float c, double g) {
+void Decouple0RowGather(const DecoupleRow<std::int16_t>& r, int b, int e, float c, double g) {
   kernels::decouple0_row(r, b, e, c, g);
 }
-void Decouple123Row(const DecoupleRow<std::int32_t>& r, int b, int e, float c, double g) {
+void Decouple0RowDivide(const DecoupleRow<std::int16_t>& r, int b, int e, float c, double g) {
+  kernels::decouple0_row(r, b, e, c, g);
+}
+void Decouple123RowGather(const DecoupleRow<std::int32_t>& r, int b, int e, float c, double g) {
+  kernels::decouple123_row(r, b, e, c, g);
+}
+void Decouple123RowDivide(const DecoupleRow<std::int32_t>& r, int b, int e, float c, double g) {
   kernels::decouple123_row(r, b, e, c, g);
 }
 void Csf0Row(const std::int16_t* h, const std::int16_t* v, const std::int16_t* d, int b, int e,
@@ -458,29 +464,31 @@ HWY_INLINE V32 JoinMasks(hn::Mask<DF64> lower, hn::Mask<DF64> upper) {
 }
 
 /// libvmaf's reciprocal table entry for i in -2^15..2^15: 2^30 / i
-/// truncated, 0 for i = 0. On AVX2 a double division measured faster than
-/// a gather (AMD EPYC and Intel Xeon; AVX-512 and SSE4 gather faster) and
-/// is exact: its rounding error (< 2^-23) is smaller than the distance from
-/// 2^30 / i to the next integer (>= 2^-15) unless the quotient is an
-/// integer, so truncation gives the table's value.
+/// truncated, 0 for i = 0: read from the table with a gather, or
+/// (kDivide) computed by a double division, which is exact: its rounding
+/// error (< 2^-23) is smaller than the distance from 2^30 / i to the next
+/// integer (>= 2^-15) unless the quotient is an integer, so truncation gives
+/// the table's value. Which is faster depends on the CPU (adm_dsp).
+template <bool kDivide>
 HWY_INLINE V32 Reciprocal(V32 i, const std::int32_t* table) {
   const D32 d;
-#if HWY_TARGET == HWY_AVX2
-  (void)table;
-  const DF64 df;
-  const hn::Half<D32> dh;
-  const hn::Rebind<std::int32_t, DF64> di;
-  const auto num = hn::Set(df, 1073741824.0);
-  const auto lo = hn::DemoteTo(di, hn::Div(num, hn::PromoteTo(df, hn::LowerHalf(dh, i))));
-  const auto hi = hn::DemoteTo(di, hn::Div(num, hn::PromoteTo(df, hn::UpperHalf(dh, i))));
-  return hn::IfThenZeroElse(hn::Eq(i, hn::Zero(d)), hn::Combine(d, hi, lo));
-#else
-  return hn::GatherIndex(d, table, hn::Add(i, hn::Set(d, 32768)));
-#endif
+  if constexpr (kDivide) {
+    (void)table;
+    const DF64 df;
+    const hn::Half<D32> dh;
+    const hn::Rebind<std::int32_t, DF64> di;
+    const auto num = hn::Set(df, 1073741824.0);
+    const auto lo = hn::DemoteTo(di, hn::Div(num, hn::PromoteTo(df, hn::LowerHalf(dh, i))));
+    const auto hi = hn::DemoteTo(di, hn::Div(num, hn::PromoteTo(df, hn::UpperHalf(dh, i))));
+    return hn::IfThenZeroElse(hn::Eq(i, hn::Zero(d)), hn::Combine(d, hi, lo));
+  } else {
+    return hn::GatherIndex(d, table, hn::Add(i, hn::Set(d, 32768)));
+  }
 }
 
-void Decouple0Row(const DecoupleRow<std::int16_t>& r, int begin, int end, float cos_1deg_sq,
-                  double gain) {
+template <bool kDivide>
+void Decouple0RowT(const DecoupleRow<std::int16_t>& r, int begin, int end, float cos_1deg_sq,
+                   double gain) {
   if (!IntegerGain(gain)) {
     kernels::decouple0_row(r, begin, end, cos_1deg_sq, gain);
     return;
@@ -527,7 +535,7 @@ void Decouple0Row(const DecoupleRow<std::int16_t>& r, int begin, int end, float 
       // Where ref = 0 the table holds 0, so k = 0 and restored = 0: the
       // reference's k = 1 gives the same restored value, and neither case
       // applies the enhancement.
-      const V32 rec = Reciprocal(o[k], recip);
+      const V32 rec = Reciprocal<kDivide>(o[k], recip);
       const V32 q = hn::Add(hn::Mul(hn::ShiftRight<15>(rec), t[k]),
                             hn::ShiftRight<15>(hn::Add(hn::Mul(hn::And(rec, mask15), t[k]),
                                                        half_q15)));
@@ -605,8 +613,9 @@ HWY_NOINLINE hn::Mask<D32> AngleFromI64(const V32 o[3], const V32 t[3],
                                      hn::BitCast(d, hn::VecFromMask(df, m_e))));
 }
 
-void Decouple123Row(const DecoupleRow<std::int32_t>& r, int begin, int end, float cos_1deg_sq,
-                    double gain) {
+template <bool kDivide>
+void Decouple123RowT(const DecoupleRow<std::int32_t>& r, int begin, int end, float cos_1deg_sq,
+                     double gain) {
   if (!IntegerGain(gain)) {
     kernels::decouple123_row(r, begin, end, cos_1deg_sq, gain);
     return;
@@ -695,7 +704,7 @@ void Decouple123Row(const DecoupleRow<std::int32_t>& r, int begin, int end, floa
           hn::Shr(hn::Add(magu, hn::Shl(hn::BitCast(du, one), hn::Sub(sb, hn::BitCast(du, one)))),
                   sb);
       const V32 top15 = hn::IfThenElse(big, hn::And(hn::BitCast(d, rounded), mask16), mag);
-      const V32 rec = Reciprocal(top15, recip);
+      const V32 rec = Reciprocal<kDivide>(top15, recip);
       // k = (±recip·t + 2^(14+s)) >> (15+s), clamped to [0, 32768], in 64
       // bits; a negative sum clamps to 0, so a logical shift serves.
       const V32 negv = hn::VecFromMask(d, hn::Lt(o[k], zero));
@@ -738,6 +747,22 @@ void Decouple123Row(const DecoupleRow<std::int32_t>& r, int begin, int end, floa
     }
   }
   if (j < end) kernels::decouple123_row(r, j, end, cos_1deg_sq, gain);
+}
+
+
+// The decoupling kernels with reciprocals from the table (gathers) and by
+// division.
+void Decouple0RowGather(const DecoupleRow<std::int16_t>& r, int b, int e, float c, double g) {
+  Decouple0RowT<false>(r, b, e, c, g);
+}
+void Decouple0RowDivide(const DecoupleRow<std::int16_t>& r, int b, int e, float c, double g) {
+  Decouple0RowT<true>(r, b, e, c, g);
+}
+void Decouple123RowGather(const DecoupleRow<std::int32_t>& r, int b, int e, float c, double g) {
+  Decouple123RowT<false>(r, b, e, c, g);
+}
+void Decouple123RowDivide(const DecoupleRow<std::int32_t>& r, int b, int e, float c, double g) {
+  Decouple123RowT<true>(r, b, e, c, g);
 }
 
 // ---------------------------------------------------------------------------
@@ -1042,31 +1067,63 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace vqe::adm {
 
-const AdmDsp& adm_dsp(simd::Level level) {
-  static const simd::LevelTables<AdmDsp> tables([](simd::Level l) {
-    namespace k = kernels;
-    AdmDsp d{k::dwt0_vertical_u8, k::dwt0_vertical_u16, k::dwt0_horizontal, k::dwt1_vertical,
-             k::dwt23_vertical,   k::dwt123_horizontal, k::decouple0_row,   k::decouple123_row,
-             k::csf0_row,         k::csf123_row,        k::masked0_row,     k::masked123_row,
-             k::den0_row,         k::den123_row};
-    if (l == simd::Level::scalar) return d;
-    d.dwt0_vertical_u8 = VQE_SIMD_PICK(l, Dwt0VerticalU8);
-    d.dwt0_vertical_u16 = VQE_SIMD_PICK(l, Dwt0VerticalU16);
-    d.dwt0_horizontal = VQE_SIMD_PICK(l, Dwt0Horizontal);
-    d.dwt1_vertical = VQE_SIMD_PICK(l, Dwt1Vertical);
-    d.dwt23_vertical = VQE_SIMD_PICK(l, Dwt23Vertical);
-    d.dwt123_horizontal = VQE_SIMD_PICK(l, Dwt123Horizontal);
-    d.decouple0_row = VQE_SIMD_PICK(l, Decouple0Row);
-    d.decouple123_row = VQE_SIMD_PICK(l, Decouple123Row);
-    d.csf0_row = VQE_SIMD_PICK(l, Csf0Row);
-    d.csf123_row = VQE_SIMD_PICK(l, Csf123Row);
-    d.masked0_row = VQE_SIMD_PICK(l, Masked0Row);
-    d.masked123_row = VQE_SIMD_PICK(l, Masked123Row);
-    d.den0_row = VQE_SIMD_PICK(l, Den0Row);
-    d.den123_row = VQE_SIMD_PICK(l, Den123Row);
-    return d;
-  });
-  return tables[level];
+namespace {
+
+// Gathers or divisions for the reciprocals at `level` (see ReciprocalPath).
+// Measured: AVX2 divisions faster on AMD EPYC and Intel Xeon; SSE4 (no
+// gather instruction) table loads faster; AVX-512 gathers faster on Intel
+// Xeon, divisions about 1.9x faster on AMD Zen 5 (decoupling at level 0).
+bool divide_reciprocals(simd::Level level, ReciprocalPath path) {
+  switch (path) {
+    case ReciprocalPath::gather: return false;
+    case ReciprocalPath::divide: return true;
+    case ReciprocalPath::best: break;
+  }
+  return level == simd::Level::avx2 || (level == simd::Level::avx512 && simd::slow_gathers());
+}
+
+AdmDsp build_dsp(simd::Level l, ReciprocalPath path) {
+  namespace k = kernels;
+  AdmDsp d{k::dwt0_vertical_u8, k::dwt0_vertical_u16, k::dwt0_horizontal, k::dwt1_vertical,
+           k::dwt23_vertical,   k::dwt123_horizontal, k::decouple0_row,   k::decouple123_row,
+           k::csf0_row,         k::csf123_row,        k::masked0_row,     k::masked123_row,
+           k::den0_row,         k::den123_row};
+  if (l == simd::Level::scalar) return d;
+  d.dwt0_vertical_u8 = VQE_SIMD_PICK(l, Dwt0VerticalU8);
+  d.dwt0_vertical_u16 = VQE_SIMD_PICK(l, Dwt0VerticalU16);
+  d.dwt0_horizontal = VQE_SIMD_PICK(l, Dwt0Horizontal);
+  d.dwt1_vertical = VQE_SIMD_PICK(l, Dwt1Vertical);
+  d.dwt23_vertical = VQE_SIMD_PICK(l, Dwt23Vertical);
+  d.dwt123_horizontal = VQE_SIMD_PICK(l, Dwt123Horizontal);
+  const bool divide = divide_reciprocals(l, path);
+  d.decouple0_row = divide ? VQE_SIMD_PICK(l, Decouple0RowDivide)
+                           : VQE_SIMD_PICK(l, Decouple0RowGather);
+  d.decouple123_row = divide ? VQE_SIMD_PICK(l, Decouple123RowDivide)
+                             : VQE_SIMD_PICK(l, Decouple123RowGather);
+  d.csf0_row = VQE_SIMD_PICK(l, Csf0Row);
+  d.csf123_row = VQE_SIMD_PICK(l, Csf123Row);
+  d.masked0_row = VQE_SIMD_PICK(l, Masked0Row);
+  d.masked123_row = VQE_SIMD_PICK(l, Masked123Row);
+  d.den0_row = VQE_SIMD_PICK(l, Den0Row);
+  d.den123_row = VQE_SIMD_PICK(l, Den123Row);
+  return d;
+}
+
+}  // namespace
+
+const AdmDsp& adm_dsp(simd::Level level, ReciprocalPath path) {
+  static const simd::LevelTables<AdmDsp> best(
+      [](simd::Level l) { return build_dsp(l, ReciprocalPath::best); });
+  static const simd::LevelTables<AdmDsp> gather(
+      [](simd::Level l) { return build_dsp(l, ReciprocalPath::gather); });
+  static const simd::LevelTables<AdmDsp> divide(
+      [](simd::Level l) { return build_dsp(l, ReciprocalPath::divide); });
+  switch (path) {
+    case ReciprocalPath::gather: return gather[level];
+    case ReciprocalPath::divide: return divide[level];
+    case ReciprocalPath::best: break;
+  }
+  return best[level];
 }
 
 }  // namespace vqe::adm

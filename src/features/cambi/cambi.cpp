@@ -249,6 +249,8 @@ class CambiExtractor final : public FeatureExtractor {
   // Heatmap files are written at per-frame offsets by one instance.
   bool temporal() const override { return !opts_.heatmaps_path.empty(); }
 
+  bool needs_chroma() const override { return false; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<CambiExtractor>(opts_);
   }

@@ -182,6 +182,8 @@ class FloatAdm final : public FeatureExtractor {
     }
   }
 
+  bool needs_chroma() const override { return false; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatAdm>(opts_);
   }

@@ -52,5 +52,7 @@ class Scorer {
 
 /// The CUDA compute of `float_ansnr` (float_ansnr_cuda.cu; CUDA builds only).
 std::unique_ptr<cuda::CudaExtractor> make_cuda(const ParsedOptions& options);
+/// The Vulkan compute of `float_ansnr` (float_ansnr_vulkan.cpp; Vulkan builds only).
+std::unique_ptr<vulkan::VulkanExtractor> make_vulkan(const ParsedOptions& options);
 
 }  // namespace vqe::ansnr

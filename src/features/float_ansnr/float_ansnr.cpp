@@ -86,6 +86,8 @@ class FloatAnsnr final : public FeatureExtractor {
     scorer_.emit(index, signal, noise, out);
   }
 
+  bool needs_chroma() const override { return false; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatAnsnr>(opts_, level_);
   }
@@ -111,6 +113,7 @@ const ExtractorInfo& float_ansnr_extractor() {
         return std::make_unique<FloatAnsnr>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(ansnr::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(ansnr::make_vulkan),
   };
   return info;
 }

@@ -32,6 +32,8 @@ class FloatMoment final : public FeatureExtractor {
     scorer_.emit(index, sums(reference.plane(0)), sums(distorted.plane(0)), out);
   }
 
+  bool needs_chroma() const override { return false; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatMoment>(opts_, level_);
   }
@@ -64,6 +66,7 @@ const ExtractorInfo& float_moment_extractor() {
         return std::make_unique<FloatMoment>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(moment::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(moment::make_vulkan),
   };
   return info;
 }

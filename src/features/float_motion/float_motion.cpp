@@ -84,6 +84,8 @@ class FloatMotion final : public FeatureExtractor {
   bool temporal() const override { return true; }
   unsigned lag() const override { return scorer_.lag(); }
 
+  bool needs_chroma() const override { return scorer_.add_uv(); }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatMotion>(opts_);
   }
@@ -139,6 +141,7 @@ const ExtractorInfo& float_motion_extractor() {
         return std::make_unique<FloatMotion>(o);
       },
       .make_cuda = VQE_CUDA_TWIN(float_motion::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(float_motion::make_vulkan),
       .first_written = float_motion::first_written,
   };
   return info;

@@ -212,15 +212,14 @@ class CudaFloatMotion final : public CudaExtractor {
   // bookkeeping is the CPU's (float_motion_score.h).
   void collect(int slot, unsigned index, FeatureCollector& out) override {
     double score = 0;
-    if (!force_zero_ && index > 0)
+    if (!force_zero_ && index > 0) {
+      float scale0[3] = {}, scale1[3] = {};
       for (std::size_t p = 0; p < planes_.size(); ++p) {
-        const float* v = h_out_ + 6 * slot + 2 * p;
-        const float plane = add_scale1_ ? v[0] + v[1] : v[0];
-        if (p == 0)
-          score = plane;
-        else
-          score += plane;
+        scale0[p] = h_out_[6 * slot + 2 * p];
+        scale1[p] = h_out_[6 * slot + 2 * p + 1];
       }
+      score = scorer_.motion_of_planes(scale0, scale1, static_cast<int>(planes_.size()));
+    }
     scorer_.emit(index, score, out);
   }
 

@@ -51,6 +51,21 @@ class Scorer {
   bool force_zero() const { return force_zero_; }
   bool add_scale1() const { return add_scale1_; }
   bool add_uv() const { return add_uv_; }
+  /// A frame's motion from its planes' mean absolute differences against
+  /// the previous frame: per plane `scale0[p]` plus, with
+  /// motion_add_scale1, `scale1[p]` (added in float), the `planes` planes
+  /// added in double in plane order (float_motion.cpp's arithmetic).
+  double motion_of_planes(const float* scale0, const float* scale1, int planes) const {
+    double score = 0;
+    for (int p = 0; p < planes; ++p) {
+      const float plane = add_scale1_ ? scale0[p] + scale1[p] : scale0[p];
+      if (p == 0)
+        score = plane;
+      else
+        score += plane;
+    }
+    return score;
+  }
   /// The blur filter (motion_filter_size): `filter_width()` taps.
   const float* filter() const { return filter_; }
   int filter_width() const { return filter_width_; }
@@ -70,5 +85,7 @@ class Scorer {
 /// The CUDA compute of `float_motion` (float_motion_cuda.cu; CUDA builds
 /// only).
 std::unique_ptr<cuda::CudaExtractor> make_cuda(const ParsedOptions& options);
+/// The Vulkan compute of `float_motion` (float_motion_vulkan.cpp; Vulkan builds only).
+std::unique_ptr<vulkan::VulkanExtractor> make_vulkan(const ParsedOptions& options);
 
 }  // namespace vqe::float_motion

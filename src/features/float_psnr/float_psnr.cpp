@@ -49,6 +49,8 @@ class FloatPsnr final : public FeatureExtractor {
     scorer_.emit(index, noise, out);
   }
 
+  bool needs_chroma() const override { return false; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatPsnr>(opts_);
   }
@@ -71,6 +73,7 @@ const ExtractorInfo& float_psnr_extractor() {
         return std::make_unique<FloatPsnr>(o);
       },
       .make_cuda = VQE_CUDA_TWIN(float_psnr::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(float_psnr::make_vulkan),
   };
   return info;
 }

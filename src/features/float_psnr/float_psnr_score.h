@@ -49,5 +49,7 @@ class Scorer {
 
 /// The CUDA compute of `float_psnr` (float_psnr_cuda.cu; CUDA builds only).
 std::unique_ptr<cuda::CudaExtractor> make_cuda(const ParsedOptions& options);
+/// The Vulkan compute of `float_psnr` (float_psnr_vulkan.cpp; Vulkan builds only).
+std::unique_ptr<vulkan::VulkanExtractor> make_vulkan(const ParsedOptions& options);
 
 }  // namespace vqe::float_psnr

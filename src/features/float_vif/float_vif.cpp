@@ -164,6 +164,8 @@ class FloatVif final : public FeatureExtractor {
     }
   }
 
+  bool needs_chroma() const override { return false; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<FloatVif>(opts_);
   }

@@ -62,8 +62,10 @@ class IntegerMotion final : public FeatureExtractor {
       blur_.assign(3 * samples, 0);
       blur_row_.assign(static_cast<std::size_t>(format.width) + 2 * motion::kRadius, 0);
     } else {
-      // Three raw luma copies (current, n-1, n-2) in the input's sample size.
-      luma_.assign(3 * samples * format.bytes_per_sample(), 0);
+      // extract() keeps three raw luma copies (current, n-1, n-2) in the
+      // input's sample size, allocated on its first frame (the job's
+      // pairwise path reads the earlier frame's own pictures instead).
+      luma_.clear();
       diff_row_.assign(static_cast<std::size_t>(format.width) + 2 * motion::kRadius, 0);
     }
     frames_ = 0;
@@ -95,10 +97,9 @@ class IntegerMotion final : public FeatureExtractor {
       }
     } else if (!force_zero_) {
       if (compare) {
-        const std::uint64_t sad = format_.bit_depth == 8
-                                      ? sad_against<std::uint8_t>(reference, index - step)
-                                      : sad_against<std::uint16_t>(reference, index - step);
-        score = scorer_.frame_score(sad, format_.width, format_.height);
+        const std::size_t bps = format_.bytes_per_sample();
+        const std::uint8_t* prev = luma_.data() + ((index - step) % 3) * plane_samples() * bps;
+        score = pair_score(prev, frame_stride_, reference.plane(0));
       }
       store_current(reference, index);
     }
@@ -107,11 +108,35 @@ class IntegerMotion final : public FeatureExtractor {
     ++frames_;
   }
 
+  // 3.2.0 motion is pairwise: frame i's SAD reads the luma of frames i and
+  // i - step only, so it runs on any worker; the ordered part is the
+  // Scorer's (motion2 and motion3 need the next frames' scores).
+  unsigned pair_distance() const override { return legacy_ ? 0 : scorer_.step(); }
+
+  PairValues extract_pair(const Picture* earlier_reference, const Picture*,
+                          const Picture& reference, const Picture&, unsigned) override {
+    PairValues v;
+    if (!force_zero_ && earlier_reference) {
+      const Plane& prev = earlier_reference->plane(0);
+      v.values[0] = pair_score(prev.data, prev.stride / format_.bytes_per_sample(),
+                               reference.plane(0));
+    }
+    return v;
+  }
+
+  void emit_ordered(unsigned index, const PairValues& values, FeatureCollector& out) override {
+    scorer_.emit(index, values.values[0], out);
+  }
+  // The SAD of two reference frames: the same for every encode of a ladder.
+  bool pair_reference_only() const override { return true; }
+
   // libvmaf 3.2.0 flush(): motion2 and motion3 for every frame seen.
   void flush(FeatureCollector& out) override { scorer_.flush(out); }
 
   bool temporal() const override { return true; }
   unsigned lag() const override { return scorer_.lag(); }
+
+  bool needs_chroma() const override { return false; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<IntegerMotion>(opts_, level_);
@@ -122,12 +147,8 @@ class IntegerMotion final : public FeatureExtractor {
     return static_cast<std::size_t>(format_.width) * format_.height;
   }
 
-  template <typename T>
-  T* luma_slot(unsigned index) {
-    return reinterpret_cast<T*>(luma_.data()) + (index % 3) * plane_samples();
-  }
-
   void store_current(const Picture& picture, unsigned index) {
+    if (luma_.empty()) luma_.assign(3 * plane_samples() * format_.bytes_per_sample(), 0);
     const Plane& y = picture.plane(0);
     const std::size_t row_bytes = static_cast<std::size_t>(format_.width) * format_.bytes_per_sample();
     std::uint8_t* dst = luma_.data() + (index % 3) * plane_samples() * format_.bytes_per_sample();
@@ -135,15 +156,17 @@ class IntegerMotion final : public FeatureExtractor {
       std::memcpy(dst + r * row_bytes, y.row<std::uint8_t>(r), row_bytes);
   }
 
-  template <typename T>
-  std::uint64_t sad_against(const Picture& current, unsigned previous_index) {
-    const Plane& y = current.plane(0);
-    if constexpr (sizeof(T) == 1)
-      return dsp_.sad8(luma_slot<T>(previous_index), frame_stride_, y.row<T>(0), y.stride,
-                       format_.width, format_.height, format_.bit_depth, diff_row_.data());
-    else
-      return dsp_.sad16(luma_slot<T>(previous_index), frame_stride_, y.row<T>(0), y.stride / 2,
-                        format_.width, format_.height, format_.bit_depth, diff_row_.data());
+  // The frame score of the blurred difference between `prev` (luma samples,
+  // `prev_stride` samples between rows) and the current luma plane.
+  double pair_score(const std::uint8_t* prev, std::ptrdiff_t prev_stride, const Plane& y) {
+    const std::uint64_t sad =
+        format_.bit_depth == 8
+            ? dsp_.sad8(prev, prev_stride, y.row<std::uint8_t>(0), y.stride, format_.width,
+                        format_.height, format_.bit_depth, diff_row_.data())
+            : dsp_.sad16(reinterpret_cast<const std::uint16_t*>(prev), prev_stride,
+                         y.row<std::uint16_t>(0), y.stride / 2, format_.width, format_.height,
+                         format_.bit_depth, diff_row_.data());
+    return scorer_.frame_score(sad, format_.width, format_.height);
   }
 
   const std::uint16_t* blurred(unsigned index) const {
@@ -187,6 +210,7 @@ const ExtractorInfo& motion_extractor() {
         return std::make_unique<IntegerMotion>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(motion::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(motion::make_vulkan),
       .first_written = motion::first_written,
   };
   return info;

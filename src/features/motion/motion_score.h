@@ -90,6 +90,8 @@ class Scorer {
 
 /// The CUDA compute of `motion` (motion_cuda.cu; CUDA builds only).
 std::unique_ptr<cuda::CudaExtractor> make_cuda(const ParsedOptions& options);
+/// The Vulkan compute of `motion` (motion_vulkan.cpp; Vulkan builds only).
+std::unique_ptr<vulkan::VulkanExtractor> make_vulkan(const ParsedOptions& options);
 
 
 }  // namespace vqe::motion

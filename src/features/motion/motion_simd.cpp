@@ -32,25 +32,25 @@ namespace vqe::motion::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Σ f·x for the 5-tap filter with 32-bit x whose products may overflow,
-// rounded as (acc + 2^15) >> 16 (see the file comment).
+// rounded as (acc + 2^15) >> 16 (see the file comment). The filter is
+// symmetric (f0 = f4, f1 = f3), so mirrored taps are added first: the
+// split parts of a sum of two samples are the sums of their parts, and
+// those stay far inside 32 bits (|A| < 2^25, 0 <= B < 2^25).
 template <class D, class V = hn::VFromD<D>>
 HWY_INLINE V filter_round16_split(D d, V x0, V x1, V x2, V x3, V x4) {
+  static_assert(kFilter[0] == kFilter[4] && kFilter[1] == kFilter[3], "symmetric filter");
   const V lo_mask = hn::Set(d, 255);
   const V f0 = hn::Set(d, kFilter[0]);
   const V f1 = hn::Set(d, kFilter[1]);
   const V f2 = hn::Set(d, kFilter[2]);
-  const V f3 = hn::Set(d, kFilter[3]);
-  const V f4 = hn::Set(d, kFilter[4]);
-  V a = hn::Mul(f0, hn::ShiftRight<8>(x0));
-  a = hn::Add(a, hn::Mul(f1, hn::ShiftRight<8>(x1)));
-  a = hn::Add(a, hn::Mul(f2, hn::ShiftRight<8>(x2)));
-  a = hn::Add(a, hn::Mul(f3, hn::ShiftRight<8>(x3)));
-  a = hn::Add(a, hn::Mul(f4, hn::ShiftRight<8>(x4)));
-  V b = hn::Mul(f0, hn::And(x0, lo_mask));
-  b = hn::Add(b, hn::Mul(f1, hn::And(x1, lo_mask)));
-  b = hn::Add(b, hn::Mul(f2, hn::And(x2, lo_mask)));
-  b = hn::Add(b, hn::Mul(f3, hn::And(x3, lo_mask)));
-  b = hn::Add(b, hn::Mul(f4, hn::And(x4, lo_mask)));
+  const auto hi = [](V x) { return hn::ShiftRight<8>(x); };
+  const auto lo = [&](V x) { return hn::And(x, lo_mask); };
+  V a = hn::Mul(f0, hn::Add(hi(x0), hi(x4)));
+  a = hn::Add(a, hn::Mul(f1, hn::Add(hi(x1), hi(x3))));
+  a = hn::Add(a, hn::Mul(f2, hi(x2)));
+  V b = hn::Mul(f0, hn::Add(lo(x0), lo(x4)));
+  b = hn::Add(b, hn::Mul(f1, hn::Add(lo(x1), lo(x3))));
+  b = hn::Add(b, hn::Mul(f2, lo(x2)));
   b = hn::ShiftRight<8>(hn::Add(b, hn::Set(d, 1 << 15)));
   return hn::ShiftRight<8>(hn::Add(a, b));
 }
@@ -99,8 +99,10 @@ std::uint64_t FrameDifferenceSadT(const T* prev, std::ptrdiff_t prev_stride, con
       if (split) {
         out = filter_round16_split(d, diff[0], diff[1], diff[2], diff[3], diff[4]);
       } else {
-        V acc = hn::Mul(hn::Set(d, kFilter[0]), diff[0]);
-        for (int k = 1; k < 5; ++k) acc = hn::Add(acc, hn::Mul(hn::Set(d, kFilter[k]), diff[k]));
+        // Symmetric filter: mirrored differences added first (exact).
+        V acc = hn::Mul(hn::Set(d, kFilter[0]), hn::Add(diff[0], diff[4]));
+        acc = hn::Add(acc, hn::Mul(hn::Set(d, kFilter[1]), hn::Add(diff[1], diff[3])));
+        acc = hn::Add(acc, hn::Mul(hn::Set(d, kFilter[2]), diff[2]));
         out = hn::ShiftRightSame(hn::Add(acc, vround), bpc);
       }
       hn::StoreU(out, d, y + j);

@@ -48,6 +48,8 @@ class PsnrExtractor final : public FeatureExtractor {
   // the worker threads: the APSNR totals are shared integer sums.
   bool every_frame() const override { return true; }
 
+  bool needs_chroma() const override { return scorer_.planes() > 1; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     auto copy = std::make_unique<PsnrExtractor>(opts_, level_);
     copy->scorer_.share_totals_with(scorer_);
@@ -86,6 +88,7 @@ const ExtractorInfo& psnr_extractor() {
         return std::make_unique<PsnrExtractor>(o, l);
       },
       VQE_CUDA_TWIN(psnr::make_cuda),
+      VQE_VULKAN_TWIN(psnr::make_vulkan),
   };
   return info;
 }

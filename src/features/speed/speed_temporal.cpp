@@ -109,6 +109,8 @@ class SpeedTemporalExtractor final : public FeatureExtractor {
 
   bool temporal() const override { return true; }
 
+  bool needs_chroma() const override { return false; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<SpeedTemporalExtractor>(opts_);
   }

@@ -31,6 +31,20 @@ const std::array<std::uint16_t, 65536>& log2_table() {
   return table;
 }
 
+const std::array<std::uint8_t, 32768>& log2_delta_table() {
+  static const std::array<std::uint8_t, 32768> table = [] {
+    std::array<std::uint8_t, 32768> t{};
+    const auto& full = log2_table();
+    for (unsigned m = 0; m < 32768; ++m) {
+      const int delta = int{full[32768 + m]} - 30720 - static_cast<int>(m >> 4);
+      if (delta < 0 || delta > 255) throw Error("vif: log2 table delta out of range");
+      t[m] = static_cast<std::uint8_t>(delta);
+    }
+    return t;
+  }();
+  return table;
+}
+
 std::int32_t log2_32(std::uint32_t v) {
   // Keep the 16 most significant bits (v >= 2^16 so the shift is >= 0).
   const int shift = 16 - std::countl_zero(v);
@@ -56,14 +70,22 @@ void Workspace::init(int width) {
   for (std::size_t k = 0; k < 7; ++k) *u32_rows[k] = u32_.data() + k * row + kPad;
   hsum = u32_.data() + 7 * row;
   hsum_stride = static_cast<std::ptrdiff_t>(row);
-  u16_.assign(vrow.size() * row, 0);
+  u16_.assign((vrow.size() + 5) * row, 0);
   for (std::size_t k = 0; k < vrow.size(); ++k) vrow[k] = u16_.data() + k * row + kPad;
-  i32_.assign(3 * row, 0);
+  sub_ref = u16_.data() + vrow.size() * row + kPad;
+  sub_dis = sub_ref + row;
+  den_idx = u16_.data() + (vrow.size() + 2) * row;
+  num_idx_a = den_idx + row;
+  num_idx_b = num_idx_a + row;
+  i32_.assign(7 * row, 0);
   sigma1 = i32_.data();
   sigma2 = i32_.data() + row;
   sigma12 = i32_.data() + 2 * row;
-  u64_.assign(6 * row, 0);
-  for (std::size_t k = 0; k < 6; ++k) log_idx[k / 3][k % 3] = u64_.data() + k * row;
+  den_s1 = i32_.data() + 3 * row;
+  num_s1 = i32_.data() + 4 * row;
+  num_s2 = i32_.data() + 5 * row;
+  num_s12 = i32_.data() + 6 * row;
+
 }
 
 ScaleValue scale_value(const ScaleSums& sums) {

@@ -63,6 +63,13 @@ inline constexpr int kMinHeight = 16;
 /// Built once on first use (thread-safe).
 const std::array<std::uint16_t, 65536>& log2_table();
 
+/// log2_table()'s entries 2^15 + m (0 <= m < 2^15) less a straight line:
+/// entry m is log2_table()[2^15 + m] - 30720 - (m >> 4), which lies in
+/// [0, 177] (checked when built). Half the size of the table's used part, so
+/// that SIMD kernels' scalar lookups stay in the L1 cache. Built once on
+/// first use (thread-safe).
+const std::array<std::uint8_t, 32768>& log2_delta_table();
+
 /// 2048 * log2(v) for v >= 2^16, from the table: the top 16 bits of v index
 /// the table and the dropped bits add 2048 each (libvmaf's log2_32).
 std::int32_t log2_32(std::uint32_t v);
@@ -150,15 +157,21 @@ class Workspace {
   std::ptrdiff_t hsum_stride = 0;
   // SIMD statistic: per-pixel sigma1_sq, sigma2_sq (clamped), sigma12.
   std::int32_t *sigma1 = nullptr, *sigma2 = nullptr, *sigma12 = nullptr;
-  // SIMD statistic: per-pixel log2_table() indices of the den term, the num
-  // term's numerator and its denominator ([k][0..2]), for two rows (k = row
-  // parity: one row's lookups run while the next row's indices are formed).
-  std::array<std::array<std::uint64_t*, 3>, 2> log_idx{};
+  // SIMD subsampling: one blurred row of each side, as int16 (v - 2^15)
+  // (padded).
+  std::uint16_t *sub_ref = nullptr, *sub_dis = nullptr;
+  // SIMD statistic, one row's log terms: sigma1_sq of the pixels at or
+  // above the noise floor, and sigma1_sq, sigma2_sq, sigma12 of those with a
+  // num term, each list compacted (in pixel order, padded to whole vectors).
+  std::int32_t *den_s1 = nullptr, *num_s1 = nullptr, *num_s2 = nullptr, *num_s12 = nullptr;
+  // SIMD statistic: log2_table() indices of those pixels' den terms, and of
+  // their num terms' numerators and denominators
+  // (less 2^15; see log2_delta_table()).
+  std::uint16_t *den_idx = nullptr, *num_idx_a = nullptr, *num_idx_b = nullptr;
 
  private:
   std::vector<std::uint32_t> u32_;
   std::vector<std::uint16_t> u16_;
-  std::vector<std::uint64_t> u64_;
   std::vector<std::int32_t> i32_;
 };
 

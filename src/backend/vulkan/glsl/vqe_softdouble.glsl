@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// IEEE-754 binary64 arithmetic in integers, for shaders that must reproduce
+// the CPU's double-precision steps bit for bit without fp64 (the Metal
+// subset: Apple GPUs have no doubles). Values are IEEE bit patterns in
+// uint64_t; every operation rounds to nearest, ties to even, exactly as
+// the hardware does. Supported: finite normal numbers and zero (no
+// subnormals, infinities or NaN: results that would be subnormal flush to
+// zero, which the callers' ranges never reach). Tested against the CPU's
+// doubles on random and tie-breaking operands by tests/gpu/test_softdouble.cpp
+// (shader backend/vulkan/softdouble_selftest.comp).
+//
+// Internally a value is (sign, unbiased exponent e, 53-bit significand m
+// with the leading 1 at bit 52): value = m · 2^(e − 52).
+
+const uint64_t kSdFracMask = (uint64_t(1) << 52) - uint64_t(1);
+
+bool sd_is_zero(uint64_t a) { return (a & ~(uint64_t(1) << 63)) == uint64_t(0); }
+bool sd_negative(uint64_t a) { return (a >> 63) != uint64_t(0) && !sd_is_zero(a); }
+int sd_exp(uint64_t a) { return int((a >> 52) & uint64_t(0x7ff)) - 1023; }
+uint64_t sd_mant(uint64_t a) { return (a & kSdFracMask) | (uint64_t(1) << 52); }
+
+int sd_msb64(uint64_t v) {
+  const uint hi = uint(v >> 32);
+  return hi != 0u ? 32 + findMSB(hi) : findMSB(uint(v));
+}
+
+// Rounds m · 2^(e − 62) (m with its leading 1 at bit 62, `sticky`: nonzero
+// bits below m were dropped) to a double of sign `neg`.
+uint64_t sd_round_pack(bool neg, int e, uint64_t m, bool sticky) {
+  const uint64_t low = m & uint64_t(0x3ff);
+  m >>= 10;
+  const uint64_t tie = uint64_t(0x200);
+  if (low > tie || (low == tie && (sticky || (m & uint64_t(1)) != uint64_t(0)))) m += uint64_t(1);
+  if (m == (uint64_t(1) << 53)) {
+    m >>= 1;
+    e += 1;
+  }
+  if (e < -1022) return neg ? (uint64_t(1) << 63) : uint64_t(0);  // flush to zero
+  return (neg ? (uint64_t(1) << 63) : uint64_t(0)) | (uint64_t(e + 1023) << 52) | (m & kSdFracMask);
+}
+
+// Normalises m (nonzero) so that its leading 1 is at bit 62, adjusting e.
+void sd_normalize(inout int e, inout uint64_t m) {
+  const int shift = 62 - sd_msb64(m);
+  if (shift > 0) m <<= shift;
+  if (shift < 0) m >>= -shift;  // callers never drop set bits here
+  e -= shift;
+}
+
+// The double nearest to the integer v.
+uint64_t sd_from_int64(int64_t v) {
+  if (v == int64_t(0)) return uint64_t(0);
+  const bool neg = v < int64_t(0);
+  uint64_t a = uint64_t(neg ? -v : v);
+  const int msb = sd_msb64(a);
+  bool sticky = false;
+  if (msb > 62) {  // 2^63 (INT64_MIN): exact after one shift
+    sticky = (a & uint64_t(1)) != uint64_t(0);
+    a >>= 1;
+  }
+  int e = msb;
+  uint64_t m = a;
+  m <<= (62 - sd_msb64(m));
+  return sd_round_pack(neg, e, m, sticky);
+}
+
+// The double nearest to ±a (a < 2^63, `neg`: negative), rounded to
+// nearest even.
+uint64_t sd_from_magnitude(bool neg, uint64_t a) {
+  if (a == uint64_t(0)) return uint64_t(0);
+  const int msb = sd_msb64(a);
+  return sd_round_pack(neg, msb, a << (62 - msb), false);
+}
+
+// The double of the int32 v (exact). Use this rather than
+// sd_from_int64(int64_t(v)) for 32-bit values.
+uint64_t sd_from_int32(int v) {
+  if (v == 0) return uint64_t(0);
+  const bool neg = v < 0;
+  const uint a = neg ? 0u - uint(v) : uint(v);
+  const int msb = findMSB(a);
+  const uint64_t m = uint64_t(a) << (62 - msb);
+  return sd_round_pack(neg, msb, m, false);
+}
+
+// The int64 v rounded to float (nearest even), as a double: C's
+// (double)(float)v. Sign and magnitude are taken in unsigned arithmetic.
+uint64_t sd_float_of_int64(int64_t v) {
+  const bool neg = (uint64_t(v) >> 63) != uint64_t(0);
+  uint64_t a = neg ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+  if (a >= (uint64_t(1) << 24)) {
+    int shift = sd_msb64(a) - 23;
+    const uint64_t low = a & ((uint64_t(1) << shift) - uint64_t(1));
+    const uint64_t tie = uint64_t(1) << (shift - 1);
+    uint64_t q = a >> shift;
+    if (low > tie || (low == tie && (q & uint64_t(1)) != uint64_t(0))) q += uint64_t(1);
+    if (q == (uint64_t(1) << 24)) {
+      q >>= 1;
+      shift += 1;
+    }
+    // ±q · 2^shift (q < 2^24).
+    const int msb = sd_msb64(q);
+    return sd_round_pack(neg, msb + shift, q << (62 - msb), false);
+  }
+  return sd_from_magnitude(neg, a);
+}
+
+// a + b.
+uint64_t sd_add(uint64_t a, uint64_t b) {
+  if (sd_is_zero(a)) return sd_is_zero(b) ? (a & b) : b;
+  if (sd_is_zero(b)) return a;
+  bool na = (a >> 63) != uint64_t(0), nb = (b >> 63) != uint64_t(0);
+  int ea = sd_exp(a), eb = sd_exp(b);
+  uint64_t ma = sd_mant(a) << 9, mb = sd_mant(b) << 9;  // leading 1 at bit 61
+  // |a| >= |b|.
+  if (eb > ea || (eb == ea && mb > ma)) {
+    const bool tn = na; na = nb; nb = tn;
+    const int te = ea; ea = eb; eb = te;
+    const uint64_t tm = ma; ma = mb; mb = tm;
+  }
+  const int d = ea - eb;
+  bool sticky = false;
+  if (d >= 63) {
+    sticky = true;
+    mb = uint64_t(0);
+  } else if (d > 0) {
+    sticky = (mb & ((uint64_t(1) << d) - uint64_t(1))) != uint64_t(0);
+    mb >>= d;
+  }
+  int e = ea;
+  uint64_t m;
+  if (na == nb) {
+    m = ma + mb;  // < 2^63
+    if ((m >> 62) != uint64_t(0)) {
+      // leading 1 at bit 62 already
+    } else {
+      m <<= 1;
+      e -= 1;
+    }
+    e += 1;  // the leading 1 of ma was at bit 61: value = m · 2^(e − 62)
+    return sd_round_pack(na, e, m, sticky);
+  }
+  // Subtraction; a dropped sticky part of b makes the exact difference a
+  // little smaller: borrow one unit and keep the sticky bit.
+  m = ma - mb - (sticky ? uint64_t(1) : uint64_t(0));
+  if (m == uint64_t(0)) return uint64_t(0);
+  e += 1;
+  sd_normalize(e, m);
+  return sd_round_pack(na, e, m, sticky);
+}
+
+uint64_t sd_neg(uint64_t a) { return a ^ (uint64_t(1) << 63); }
+uint64_t sd_sub(uint64_t a, uint64_t b) { return sd_add(a, sd_neg(b)); }
+
+// a · b.
+uint64_t sd_mul(uint64_t a, uint64_t b) {
+  const bool neg = ((a ^ b) >> 63) != uint64_t(0);
+  if (sd_is_zero(a) || sd_is_zero(b)) return neg ? (uint64_t(1) << 63) : uint64_t(0);
+  const uint64_t ma = sd_mant(a), mb = sd_mant(b);
+  const uint64_t a0 = ma & uint64_t(0xffffffffu), a1 = ma >> 32;
+  const uint64_t b0 = mb & uint64_t(0xffffffffu), b1 = mb >> 32;
+  // 106-bit product hi:lo.
+  const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  const uint64_t mid = (p00 >> 32) + (p01 & uint64_t(0xffffffffu)) + (p10 & uint64_t(0xffffffffu));
+  const uint64_t lo = (p00 & uint64_t(0xffffffffu)) | (mid << 32);
+  const uint64_t hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+  // The product's leading 1 is at bit 104 or 105 of hi:lo (hi bit 40 or 41).
+  int e = sd_exp(a) + sd_exp(b);
+  const int top = sd_msb64(hi) + 64;  // 104 or 105
+  e += top - 104;
+  // Bits top..top−62 into m (leading 1 at bit 62); the rest is sticky.
+  const int drop = top - 62;  // 42 or 43 bits of lo
+  const uint64_t m = (hi << (64 - drop)) | (lo >> drop);
+  const bool sticky = (lo & ((uint64_t(1) << drop) - uint64_t(1))) != uint64_t(0);
+  return sd_round_pack(neg, e, m, sticky);
+}
+
+// a / b (b nonzero).
+uint64_t sd_div(uint64_t a, uint64_t b) {
+  const bool neg = ((a ^ b) >> 63) != uint64_t(0);
+  if (sd_is_zero(a)) return neg ? (uint64_t(1) << 63) : uint64_t(0);
+  const uint64_t ma = sd_mant(a), mb = sd_mant(b);
+  int e = sd_exp(a) - sd_exp(b);
+  uint64_t r = ma;
+  if (r < mb) {
+    r <<= 1;
+    e -= 1;
+  }
+  // 63 quotient bits by restoring division: the first is 1.
+  uint64_t q = uint64_t(0);
+  for (int i = 0; i < 63; ++i) {
+    q <<= 1;
+    if (r >= mb) {
+      r -= mb;
+      q |= uint64_t(1);
+    }
+    r <<= 1;
+  }
+  return sd_round_pack(neg, e, q, r != uint64_t(0));
+}
+
+// a < b.
+bool sd_less(uint64_t a, uint64_t b) {
+  const bool na = sd_negative(a), nb = sd_negative(b);
+  if (na != nb) return na;
+  if (sd_is_zero(a) && sd_is_zero(b)) return false;
+  return na ? a > b : a < b;
+}
+
+// The double truncated toward zero, as int64 (|a| < 2^63).
+int64_t sd_trunc_int64(uint64_t a) {
+  if (sd_is_zero(a)) return int64_t(0);
+  const int e = sd_exp(a);
+  if (e < 0) return int64_t(0);
+  const uint64_t m = sd_mant(a);
+  const uint64_t v = e <= 52 ? m >> (52 - e) : m << (e - 52);
+  return (a >> 63) != uint64_t(0) ? -int64_t(v) : int64_t(v);
+}
+
+// The double truncated toward zero as int32, saturating below at INT32_MIN
+// (x86's (int32_t) of a double below the range gives INT32_MIN).
+int sd_trunc_int32(uint64_t a) {
+  if (sd_negative(a) && sd_exp(a) >= 31) return int(0x80000000u);
+  return int(sd_trunc_int64(a));
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// run_ladder (vqe/ladder.h): one reference read once and handed to one job
+// per encode; the jobs share the reference-only work through a
+// ReferenceShare. The calling thread reads the files in frame order; the
+// jobs' workers compute.
+
+#include "vqe/ladder.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "vqe/error.h"
+#include "vqe/vqe.h"
+
+namespace vqe {
+namespace {
+
+// Copies the first `planes` planes of `source` into `target` (same format).
+void copy_planes(const Picture& source, Picture& target, int planes) {
+  const int bps = source.format().bytes_per_sample();
+  for (int p = 0; p < planes; ++p) {
+    const Plane& from = source.plane(p);
+    Plane& to = target.plane(p);
+    const std::size_t row = static_cast<std::size_t>(from.width) * bps;
+    for (int y = 0; y < from.height; ++y)
+      std::memcpy(to.row<std::uint8_t>(y), from.row<std::uint8_t>(y), row);
+  }
+}
+
+// One encode in progress.
+struct Encode {
+  FrameSource* source = nullptr;
+  std::unique_ptr<Job> job;  // null once ended (scored up to there) or failed
+  bool ended = false;        // its file (or the reference) ended: finish the job
+  std::string error;
+};
+
+}  // namespace
+
+std::vector<LadderOutcome> run_ladder(FrameSource& reference,
+                                      const std::vector<FrameSource*>& distorted,
+                                      const JobConfig& config) {
+  if (distorted.empty()) throw Error("ladder: no distorted video");
+  const auto count = static_cast<unsigned>(distorted.size());
+  std::vector<Encode> encodes(count);
+  unsigned pairable = 0;
+  for (unsigned i = 0; i < count; ++i) {
+    encodes[i].source = distorted[i];
+    try {
+      check_pairable(reference, *distorted[i]);
+      ++pairable;
+    } catch (const Error& error) {
+      encodes[i].error = error.what();
+    }
+  }
+  auto share = std::make_shared<ReferenceShare>(pairable);
+  for (unsigned i = 0; i < count; ++i) {
+    Encode& e = encodes[i];
+    if (!e.error.empty()) continue;
+    JobConfig c = config;
+    c.reference_share = share;
+    c.on_progress = nullptr;
+    if (config.threads > 0)
+      c.threads = std::max(1u, config.threads / count + (i < config.threads % count ? 1 : 0));
+    // The job's own refusals (configuration, frame size) are the same for
+    // every encode: they throw, as run_job's do.
+    e.job = std::make_unique<Job>(std::move(c));
+    e.job->start(reference.format());
+  }
+  const auto fail = [&](Encode& e, const std::string& message) {
+    e.error = message;
+    e.job.reset();
+  };
+
+  if (config.frame_skip_ref && !reference.skip(config.frame_skip_ref))
+    throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_ref)",
+                            reference.path(), config.frame_skip_ref));
+  for (Encode& e : encodes)
+    if (e.job && config.frame_skip_dist && !e.source->skip(config.frame_skip_dist))
+      fail(e, fmt::format("{}: has fewer than {} frames to skip (--frame_skip_dist)",
+                          e.source->path(), config.frame_skip_dist));
+
+  const auto warn = [&](const FrameSource& ended, unsigned ended_frames, const FrameSource& other,
+                        unsigned scored) {
+    if (config.on_warning)
+      config.on_warning(fmt::format("{} ended after {} frames, before {}; scored the first {} "
+                                    "frames",
+                                    ended.path(), ended_frames, other.path(), scored));
+  };
+  const auto live = [&] {
+    return std::any_of(encodes.begin(), encodes.end(),
+                       [](const Encode& e) { return e.job && !e.ended; });
+  };
+
+  Picture frame_ref;
+  Picture scratch;
+  int planes = 0;
+  for (const Encode& e : encodes)
+    if (e.job) planes = std::max(planes, e.job->planes_needed());
+  for (unsigned index = 0; live(); ++index) {
+    if (config.frame_cnt && index >= config.frame_cnt) break;
+    if (!reference.read_planes(frame_ref, planes)) {
+      // The reference ended: say so for every encode that has more frames.
+      for (Encode& e : encodes) {
+        if (!e.job || e.ended) continue;
+        e.ended = true;
+        try {
+          if (e.source->read_planes(scratch, 1))
+            warn(reference, reference.frames_read(), *e.source, index);
+        } catch (const Error&) {
+          // A defect past the scored frames is not read by a separate run either.
+        }
+      }
+      break;
+    }
+    for (Encode& e : encodes) {
+      if (!e.job || e.ended) continue;
+      try {
+        JobFrame frame = e.job->acquire();
+        copy_planes(frame_ref, frame.reference(), planes);
+        if (!e.source->read_planes(frame.distorted(), planes)) {
+          e.ended = true;
+          warn(*e.source, e.source->frames_read(), reference, index);
+          continue;
+        }
+        e.job->submit(std::move(frame));
+      } catch (const Error& error) {
+        fail(e, error.what());
+      }
+    }
+    if (config.on_progress) config.on_progress(index + 1);
+  }
+
+  std::vector<LadderOutcome> outcomes(count);
+  for (unsigned i = 0; i < count; ++i) {
+    Encode& e = encodes[i];
+    if (e.job) {
+      if (e.job->frames_submitted() == 0) {
+        fail(e, fmt::format("no frames to score: {} or {} holds no frame after skipping",
+                            reference.path(), e.source->path()));
+      } else {
+        try {
+          outcomes[i].result = e.job->finish();
+        } catch (const Error& error) {
+          e.error = error.what();
+        }
+        e.job.reset();
+      }
+    }
+    outcomes[i].error = e.error;
+  }
+  return outcomes;
+}
+
+}  // namespace vqe
