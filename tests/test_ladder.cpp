@@ -151,5 +151,34 @@ TEST(Ladder, ReferenceShareComputesMotionOncePerFrame) {
     expect_same(shared_results[j], alone_results[j], "job " + std::to_string(j));
 }
 
+TEST(Ladder, ReferenceShareKeepsValuesForAJobBehind) {
+  // Jobs 0 and 1 take every frame, job 0 finishes, and only then job 2
+  // asks: the values job 2 has not taken are still there (a job that left
+  // no longer counts, whether or not it took them).
+  const VideoFormat format{64, 48, 8, ChromaFormat::k420};
+  const unsigned frames = 6;
+  auto share = std::make_shared<ReferenceShare>(3);
+  std::vector<std::unique_ptr<Job>> jobs;
+  for (unsigned j = 0; j < 3; ++j) {
+    JobConfig c;
+    c.features.push_back({"motion", {}});
+    c.reference_share = share;
+    jobs.push_back(std::make_unique<Job>(c));
+  }
+  std::vector<Picture> refs, dists;
+  for (unsigned i = 0; i < frames; ++i) {
+    refs.push_back(test::synthetic_picture(format, 300 + i, test::Fill::smooth));
+    dists.push_back(test::distort_picture(refs.back(), i, 20));
+  }
+  for (unsigned j : {0u, 1u})
+    for (unsigned i = 0; i < frames; ++i) jobs[j]->submit(view_of(refs[i]), view_of(dists[i]));
+  jobs[0]->finish();
+  for (unsigned i = 0; i < frames; ++i) jobs[2]->submit(view_of(refs[i]), view_of(dists[i]));
+  jobs[1]->finish();
+  jobs[2]->finish();
+  EXPECT_EQ(share->computed(), frames);
+  EXPECT_EQ(share->reused(), 2ull * frames);
+}
+
 }  // namespace
 }  // namespace vqe
