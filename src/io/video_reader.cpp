@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "io/libav.h"
 #include "vqe/error.h"
 
 namespace vqe {
@@ -317,6 +319,13 @@ FrameSource::FrameAt VideoReader::read_at(unsigned index, Picture& picture, int 
   return FrameAt::kRead;
 }
 
+unsigned VideoReader::frame_count_hint() const {
+  if (!random_access_ || file_size_ <= static_cast<std::uint64_t>(data_start_)) return 0;
+  const std::uint64_t frames = (file_size_ - static_cast<std::uint64_t>(data_start_)) /
+                               (frame_header_ + format_.frame_bytes());
+  return frames < (1u << 31) ? static_cast<unsigned>(frames) : 0;
+}
+
 void VideoReader::seek(unsigned index) {
   if (!random_access_) throw Error(fmt::format("{}: no random access", path_));
   if (std::fseek(file_, static_cast<long>(frame_offset(index)), SEEK_SET) != 0)
@@ -387,15 +396,54 @@ std::unique_ptr<FrameSource> open_y4m_stream(std::FILE* file, const std::string&
   return std::make_unique<Y4mReader>(name, file);
 }
 
+namespace {
+
+bool has_suffix(const std::string& s, const char* suffix) {
+  const std::size_t n = std::strlen(suffix);
+  if (s.size() < n) return false;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - n + i])) != suffix[i]) return false;
+  return true;
+}
+
+}  // namespace
+
 std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoParams* raw) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   // Frames are read row by row; a 1 MiB buffer turns that into few large
   // read() calls instead of one per 4 KiB block (stdio's default).
   std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
+  struct stat st {};
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    // A pipe or a device: no looking ahead; raw when given its shape, else Y4M.
+    if (raw) return std::make_unique<RawReader>(path, f, *raw);
+    return std::make_unique<Y4mReader>(path, f);
+  }
+  // A regular file: the reader by content, from its first bytes (Y4M's
+  // signature; what libavformat probes), then back to its start.
+  std::vector<std::uint8_t> head(64 * 1024);
+  const std::size_t got = std::fread(head.data(), 1, head.size(), f);
+  head.resize(got);
+  if (std::fseek(f, 0, SEEK_SET) != 0) {
+    std::fclose(f);
+    throw Error(fmt::format("{}: cannot seek back to its start: {}", path, std::strerror(errno)));
+  }
+  static const char kMagic[] = "YUV4MPEG2";
+  const bool y4m = got >= 9 && std::memcmp(head.data(), kMagic, 9) == 0;
+  const bool raw_name = has_suffix(path, ".yuv") || has_suffix(path, ".raw");
+  const bool use_raw = !y4m && raw &&
+                       (raw_name || got == 0 || !probe_is_video(head.data(), head.size()));
+  const bool use_y4m = y4m || (!use_raw && (got == 0 || has_suffix(path, ".y4m")));
+  if (!use_raw && !use_y4m) {
+    std::fclose(f);
+    if (raw_name)
+      throw Error(fmt::format("{}: raw YUV input needs its shape: -w, -h, -p and -b", path));
+    return open_compressed_video(path);
+  }
   // The reader owns `f` from its base constructor on, also when a derived
   // constructor throws.
-  if (raw) return std::make_unique<RawReader>(path, f, *raw);
+  if (use_raw) return std::make_unique<RawReader>(path, f, *raw);
   return std::make_unique<Y4mReader>(path, f);
 }
 
