@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -20,10 +21,6 @@
 #include "vqe/vqe.h"
 
 namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // "--feature name=opt=val:opt=val" or "--feature name" (libvmaf syntax).
 vqe::FeatureRequest parse_feature(const std::string& text) {
@@ -74,6 +71,56 @@ vqe::simd::Level select_cpu_level(const std::string& level_name, const std::stri
   return level;
 }
 
+// --scale: "distorted" (the distorted video to the reference's size) or
+// "WxH" (both videos to that size).
+struct ScaleRequest {
+  bool distorted_to_reference = false;
+  int width = 0, height = 0;
+  bool any() const { return distorted_to_reference || width > 0; }
+};
+
+ScaleRequest parse_scale(const std::string& text) {
+  ScaleRequest r;
+  if (text.empty()) return r;
+  if (text == "distorted") {
+    r.distorted_to_reference = true;
+    return r;
+  }
+  const std::size_t x = text.find('x');
+  const auto number = [&](const std::string& part) {
+    if (part.empty() || part.size() > 5 || part.find_first_not_of("0123456789") != std::string::npos)
+      throw vqe::Error(fmt::format("--scale: '{}' is neither 'distorted' nor WxH (e.g. 1920x1080)",
+                                   text));
+    const int v = std::stoi(part);
+    if (v < 1 || v > 32768) throw vqe::Error(fmt::format("--scale: {} is not in 1..32768", v));
+    return v;
+  };
+  if (x == std::string::npos) number("");
+  r.width = number(text.substr(0, x));
+  r.height = number(text.substr(x + 1));
+  return r;
+}
+
+// "1:02:03" or "2:03": a duration for the progress line.
+std::string format_duration(double seconds) {
+  const long s = std::lround(std::max(0.0, seconds));
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+// Frames a job will score as far as the inputs' headers tell (0: unknown).
+unsigned expected_frames(const vqe::FrameSource& ref, const vqe::FrameSource& dist,
+                         unsigned skip_ref, unsigned skip_dist, unsigned frame_cnt) {
+  const auto left = [](unsigned hint, unsigned skip) -> long long {
+    return hint == 0 ? -1 : std::max(0ll, static_cast<long long>(hint) - skip);
+  };
+  const long long r = left(ref.frame_count_hint(), skip_ref);
+  const long long d = left(dist.frame_count_hint(), skip_dist);
+  long long n = r < 0 ? d : d < 0 ? r : std::min(r, d);
+  if (frame_cnt && (n < 0 || n > frame_cnt)) n = frame_cnt;
+  return n > 0 ? static_cast<unsigned>(n) : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,12 +138,18 @@ int main(int argc, char** argv) {
   std::vector<std::string> features, models, distorted_all;
   bool xml = false, json = false, csv = false, sub = false, quiet = false, no_prediction = false,
        verbose = false, list_features = false;
-  std::string cpumask, cpu_level, html;
+  std::string cpumask, cpu_level, html, scale_text;
 
-  app.add_option("-r,--reference", reference, "Reference video (.y4m, or raw .yuv with -w -h -p -b)");
+  app.add_option("-r,--reference", reference,
+                 "Reference video (.y4m; raw .yuv with -w -h -p -b; or compressed: MP4, MKV, "
+                 "WebM, IVF, H.264/HEVC streams... where built with FFmpeg's libraries)");
   app.add_option("-d,--distorted", distorted_all,
-                 "Distorted video (.y4m, or raw .yuv with -w -h -p -b); repeat for a ladder "
+                 "Distorted video (as -r); repeat for a ladder "
                  "(one reference, several encodes: -o with {name})");
+  app.add_option("--scale", scale_text,
+                 "Scale with FFmpeg's bicubic scaler (as ffmpeg -vf scale=W:H:flags=bicubic): "
+                 "'distorted' scales the distorted video to the reference's size, WxH scales "
+                 "both");
   app.add_option("-w,--width", width, "Width of raw input, in pixels")->check(CLI::Range(1, 32768));
   app.add_option("-h,--height", height, "Height of raw input, in pixels")->check(CLI::Range(1, 32768));
   app.add_option("-p,--pixel_format", pixel_format, "Chroma format of raw input: 420, 422, 444 or 400")
@@ -210,12 +263,38 @@ int main(int argc, char** argv) {
                                vqe::simd::level_name(level));
     }
 
-    const bool any_raw = !ends_with(reference, ".y4m") || !ends_with(distorted, ".y4m");
     vqe::RawVideoParams raw{width, height, bitdepth, vqe::parse_chroma_format(pixel_format)};
-    if (any_raw && (width == 0 || height == 0))
-      throw vqe::Error("raw (non-.y4m) input needs -w, -h, -p and -b");
-    auto ref_reader = vqe::open_video(reference, ends_with(reference, ".y4m") ? nullptr : &raw);
-    auto dist_reader = vqe::open_video(distorted, ends_with(distorted, ".y4m") ? nullptr : &raw);
+    // Y4M and compressed files are recognised by content; a file that is
+    // neither is raw YUV of the -w -h -p -b shape.
+    const vqe::RawVideoParams* raw_shape = width > 0 && height > 0 ? &raw : nullptr;
+    const ScaleRequest scale = parse_scale(scale_text);
+    auto ref_reader = vqe::open_video(reference, raw_shape);
+    if (scale.width > 0)
+      ref_reader = vqe::scale_source(std::move(ref_reader), scale.width, scale.height);
+    // Every distorted input: scaled to the reference's size (--scale
+    // distorted) or to WxH; different sizes without --scale are an error.
+    const vqe::VideoFormat ref_format = ref_reader->format();
+    const auto open_distorted = [&](const std::string& path) {
+      auto source = vqe::open_video(path, raw_shape);
+      if (scale.any())
+        source = vqe::scale_source(std::move(source), ref_format.width, ref_format.height);
+      const vqe::VideoFormat& f = source->format();
+      if (f.width != ref_format.width || f.height != ref_format.height)
+        throw vqe::Error(fmt::format(
+            "reference and distorted differ in size: {} is {}x{}, {} is {}x{}; scale with "
+            "--scale distorted (the distorted video to the reference's size) or --scale WxH "
+            "(both)",
+            reference, ref_format.width, ref_format.height, path, f.width, f.height));
+      return source;
+    };
+    auto dist_reader = open_distorted(distorted);
+    std::string scale_note;
+    for (const auto* s : {ref_reader.get(), dist_reader.get()})
+      if (!s->transform().empty())
+        scale_note += fmt::format("{}{}: {}", scale_note.empty() ? "" : "; ",
+                                  s == ref_reader.get() ? "reference" : "distorted", s->transform());
+    if (verbose && !scale_note.empty()) std::cerr << "scale: " << scale_note << "\n";
+    out_info.scale = scale_note;
 
     config.threads = threads;
     config.subsample = subsample;
@@ -225,12 +304,20 @@ int main(int argc, char** argv) {
     config.on_warning = [](const std::string& w) { std::cerr << "warning: " << w << "\n"; };
     const bool show_progress = !quiet && isatty(STDERR_FILENO);
     const auto t0 = std::chrono::steady_clock::now();
+    // Frames to score as the headers tell (a container's frame count, a
+    // file's size): the progress line shows the time left from it.
+    const unsigned total = expected_frames(*ref_reader, *dist_reader, skip_ref, skip_dist, frame_cnt);
     if (show_progress)
       config.on_progress = [&](unsigned n) {
         if (n % 10 && n > 1) return;
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::cerr << fmt::format("\r{} frame{} {:.2f} FPS\033[K", n, n == 1 ? " " : "s",
-                                 s > 0 ? n / s : 0.0);
+        const double fps = s > 0 ? n / s : 0.0;
+        std::string line = total > 0 && n <= total
+                               ? fmt::format("\r{}/{} frames {:.2f} FPS", n, total, fps)
+                               : fmt::format("\r{} frame{} {:.2f} FPS", n, n == 1 ? " " : "s", fps);
+        if (total > 0 && n <= total && fps > 0)
+          line += fmt::format(", {} left", format_duration((total - n) / fps));
+        std::cerr << line << "\033[K";
       };
 
     if (distorted_all.size() > 1 && !html.empty())
@@ -238,9 +325,7 @@ int main(int argc, char** argv) {
     if (distorted_all.size() > 1)
       return vqe_cli::run_ladder_command(
           {std::move(ref_reader), distorted_all,
-           [&](const std::string& path) {
-             return vqe::open_video(path, ends_with(path, ".y4m") ? nullptr : &raw);
-           },
+           open_distorted,
            config, out_info, output, verbose});
     vqe::JobResult result = vqe::run_job(*ref_reader, *dist_reader, config);
     if (show_progress) std::cerr << "\n";
@@ -273,6 +358,7 @@ int main(int argc, char** argv) {
                          {"size", fmt::format("{}x{} {}-bit {}", result.format.width,
                                               result.format.height, result.format.bit_depth,
                                               vqe::to_string(result.format.chroma))}};
+      if (!scale_note.empty()) report.settings.emplace_back("scale", scale_note);
       for (const vqe::Model& m : config.models)
         report.settings.emplace_back("model", fmt::format("{} ({})", m.name(), m.origin()));
       for (const std::string& f : features) report.settings.emplace_back("feature", f);
