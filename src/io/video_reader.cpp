@@ -439,7 +439,16 @@ std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoP
     std::fclose(f);
     if (raw_name)
       throw Error(fmt::format("{}: raw YUV input needs its shape: -w, -h, -p and -b", path));
-    return open_compressed_video(path);
+    if (!compressed_input_available() || probe_is_video(head.data(), head.size()))
+      return open_compressed_video(path);
+    // Not recognised by content (libavformat may still take it by its
+    // extension): maybe raw YUV given without its shape.
+    try {
+      return open_compressed_video(path);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{} (if it is raw YUV, give its shape: -w, -h, -p and -b)",
+                              e.what()));
+    }
   }
   // The reader owns `f` from its base constructor on, also when a derived
   // constructor throws.
