@@ -149,6 +149,14 @@ TEST_P(Compressed, ScoresEqualFfmpegsY4mDecode) {
   const fs::path enc = ffmpeg_make(ref, e.args, std::string("carphone_") + e.name);
   const fs::path decoded = ffmpeg_y4m(enc);
 
+  {
+    // Dropped mid-stream, its decoding thread ahead: stops cleanly.
+    auto early = open_video(enc.string(), nullptr);
+    Picture p;
+    ASSERT_TRUE(early->read(p));
+    ASSERT_TRUE(early->skip(2));
+    EXPECT_EQ(early->frames_read(), 3u);
+  }
   auto source = open_video(enc.string(), nullptr);
   EXPECT_FALSE(source->random_access());
   EXPECT_EQ(source->format(), (VideoFormat{176, 144, 8, ChromaFormat::k420}));

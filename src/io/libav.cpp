@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -114,6 +118,8 @@ const char* media_type_name(AVMediaType t) {
   return s ? s : "unknown";
 }
 
+// Demuxes and decodes on a thread of its own, a few frames ahead of read();
+// the libav contexts are used by that thread only once it runs.
 class LibavReader final : public FrameSource {
  public:
   LibavReader(std::string path, int threads) : path_(std::move(path)) {
@@ -158,10 +164,11 @@ class LibavReader final : public FrameSource {
     codec_name_ = codec->name;
     packet_.reset(av_packet_alloc());
     if (!packet_) fail("out of memory (av_packet_alloc)");
-    frame_ = alloc_frame();
     frame_count_hint_ = count_hint(st);
 
     // The first frame decides the format.
+    FramePtr first = alloc_frame();
+    frame_ = first.get();
     if (!decode_next())
       fail(fmt::format("holds no video frame ({} stream)", avcodec_get_name(st->codecpar->codec_id)));
     const PixFmtMapping* m = find_mapping(frame_->format);
@@ -173,7 +180,19 @@ class LibavReader final : public FrameSource {
     format_ = VideoFormat{frame_->width, frame_->height, m->bit_depth, m->chroma};
     validate_format(format_, path_);
     pix_fmt_ = frame_->format;
-    have_frame_ = true;
+    ++decoded_;
+    queue_.push_back(std::move(first));
+    // From here on only the decoding thread touches the libav contexts.
+    thread_ = std::thread([this] { decode_ahead(); });
+  }
+
+  ~LibavReader() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
   }
 
   const VideoFormat& format() const override { return format_; }
@@ -182,16 +201,16 @@ class LibavReader final : public FrameSource {
   unsigned frame_count_hint() const override { return frame_count_hint_; }
 
   bool read(Picture& picture) override {
-    if (!next()) return false;
+    const FramePtr frame = next();
+    if (!frame) return false;
     if (!(picture.format() == format_)) picture = Picture(format_);
     PictureView view;
     view.format = format_;
     for (int p = 0; p < format_.num_planes(); ++p) {
-      view.data[p] = frame_->data[p];
-      view.stride[p] = frame_->linesize[p];
+      view.data[p] = frame->data[p];
+      view.stride[p] = frame->linesize[p];
     }
     copy_picture(view, picture, fmt::format("{}: frame {}", path_, frames_read_));
-    av_frame_unref(frame_.get());
     ++frames_read_;
     return true;
   }
@@ -199,7 +218,6 @@ class LibavReader final : public FrameSource {
   bool skip(unsigned count) override {
     for (unsigned i = 0; i < count; ++i) {
       if (!next()) return false;
-      av_frame_unref(frame_.get());
       ++frames_read_;
     }
     return true;
@@ -215,7 +233,7 @@ class LibavReader final : public FrameSource {
   [[noreturn]] void decode_failed(int rc) const {
     fail(fmt::format("frame {}: decoding failed ({} decoder: {}; {} packets of the video stream "
                      "read): the stream is corrupt or truncated",
-                     frames_read_, codec_name_, av_error_text(rc), packets_));
+                     decoded_, codec_name_, av_error_text(rc), packets_));
   }
 
   unsigned count_hint(const AVStream* st) const {
@@ -231,35 +249,73 @@ class LibavReader final : public FrameSource {
     return frames > 0 && frames < 2e9 ? static_cast<unsigned>(frames) : 0;
   }
 
-  // The next frame in frame_ (the one decoded ahead at open first).
-  bool next() {
-    if (have_frame_) {
-      have_frame_ = false;
-      return true;
+  // The decoding thread: frames decoded ahead into queue_, at most kAhead;
+  // the end or an error is queued after the frames before it.
+  void decode_ahead() {
+    try {
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          cv_.wait(lock, [&] { return stop_ || queue_.size() < kAhead; });
+          if (stop_) return;
+        }
+        FramePtr frame = alloc_frame();
+        frame_ = frame.get();
+        const bool got = decode_next();
+        if (got && (frame->width != format_.width || frame->height != format_.height ||
+                    frame->format != pix_fmt_))
+          fail(fmt::format("frame {}: changes from {}x{} {} to {}x{} {} (not supported)",
+                           decoded_, format_.width, format_.height, pix_fmt_name(pix_fmt_),
+                           frame->width, frame->height, pix_fmt_name(frame->format)));
+        frame_ = nullptr;
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (got) {
+          ++decoded_;
+          queue_.push_back(std::move(frame));
+        } else {
+          ended_ = true;
+        }
+        cv_.notify_all();
+        if (!got) return;
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      error_ = std::current_exception();
+      ended_ = true;
+      cv_.notify_all();
     }
-    if (!decode_next()) return false;
-    if (frame_->width != format_.width || frame_->height != format_.height ||
-        frame_->format != pix_fmt_)
-      fail(fmt::format("frame {}: changes from {}x{} {} to {}x{} {} (not supported)",
-                       frames_read_, format_.width, format_.height, pix_fmt_name(pix_fmt_),
-                       frame_->width, frame_->height, pix_fmt_name(frame_->format)));
-    return true;
   }
 
-  // Decodes the next frame in presentation order into frame_; false at the
-  // end of the stream (after the decoder is flushed).
+  // The next frame in presentation order; null at the end. Rethrows the
+  // decoding thread's error once the frames before it are taken.
+  FramePtr next() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&] { return !queue_.empty() || ended_; });
+    if (!queue_.empty()) {
+      FramePtr frame = std::move(queue_.front());
+      queue_.pop_front();
+      cv_.notify_all();
+      return frame;
+    }
+    if (error_) std::rethrow_exception(error_);
+    return nullptr;
+  }
+
+  // Decodes the next frame in presentation order into *frame_; false at
+  // the end of the stream (after the decoder is flushed). Frame numbers in
+  // messages count decoded frames (decoded_: the frame that failed).
   bool decode_next() {
     for (;;) {
-      int rc = avcodec_receive_frame(dec_.get(), frame_.get());
+      int rc = avcodec_receive_frame(dec_.get(), frame_);
       if (rc == 0) {
         if ((frame_->flags & AV_FRAME_FLAG_CORRUPT) || frame_->decode_error_flags)
-          fail(fmt::format("frame {} is corrupt (the {} decoder flagged it)", frames_read_,
+          fail(fmt::format("frame {} is corrupt (the {} decoder flagged it)", decoded_,
                            codec_name_));
         return true;
       }
       if (rc == AVERROR_EOF) return false;
       if (rc != AVERROR(EAGAIN)) decode_failed(rc);
-      if (flushing_) fail(fmt::format("frame {}: the decoder wants input after the end", frames_read_));
+      if (flushing_) fail(fmt::format("frame {}: the decoder wants input after the end", decoded_));
       // The decoder wants a packet.
       rc = av_read_frame(fmt_.get(), packet_.get());
       if (rc == AVERROR_EOF) {
@@ -269,7 +325,7 @@ class LibavReader final : public FrameSource {
         continue;
       }
       if (rc < 0)
-        fail(fmt::format("frame {}: reading the file failed ({})", frames_read_,
+        fail(fmt::format("frame {}: reading the file failed ({})", decoded_,
                          av_error_text(rc)));
       if (packet_->stream_index != stream_) {
         av_packet_unref(packet_.get());
@@ -279,7 +335,7 @@ class LibavReader final : public FrameSource {
         av_packet_unref(packet_.get());
         fail(fmt::format("frame {}: the file is truncated or corrupt (packet {} of its video "
                          "stream, in decoding order, is cut short)",
-                         frames_read_, packets_));
+                         decoded_, packets_));
       }
       rc = avcodec_send_packet(dec_.get(), packet_.get());
       av_packet_unref(packet_.get());
@@ -292,7 +348,7 @@ class LibavReader final : public FrameSource {
   std::unique_ptr<AVFormatContext, FormatCloser> fmt_;
   std::unique_ptr<AVCodecContext, CodecFreer> dec_;
   std::unique_ptr<AVPacket, PacketFreer> packet_;
-  FramePtr frame_;
+  AVFrame* frame_ = nullptr;  // where decode_next() decodes to
   std::string codec_name_;
   int stream_ = -1;
   int pix_fmt_ = AV_PIX_FMT_NONE;
@@ -300,8 +356,19 @@ class LibavReader final : public FrameSource {
   unsigned frames_read_ = 0;
   unsigned frame_count_hint_ = 0;
   unsigned packets_ = 0;  // video packets sent to the decoder
-  bool have_frame_ = false;
+  unsigned decoded_ = 0;  // frames decoded (by the decoding thread once it runs)
   bool flushing_ = false;
+
+  // Decoded frames waiting for read(): a few, so that decoding runs ahead
+  // of the caller (and the other input's reader) without holding many.
+  static constexpr std::size_t kAhead = 4;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<FramePtr> queue_;
+  bool ended_ = false;  // the decoding thread is done (end or error_)
+  bool stop_ = false;   // the reader is being destroyed
+  std::exception_ptr error_;
+  std::thread thread_;  // last: started at the end of the constructor
 };
 
 // A FrameSource whose frames are another's, scaled as FFmpeg's scale filter
