@@ -287,12 +287,19 @@ int main(int argc, char** argv) {
             reference, ref_format.width, ref_format.height, path, f.width, f.height));
       return source;
     };
-    auto dist_reader = open_distorted(distorted);
+    // A ladder opens its encodes itself (one that fails fails alone).
+    const bool ladder = distorted_all.size() > 1;
+    std::unique_ptr<vqe::FrameSource> dist_reader;
+    if (!ladder) dist_reader = open_distorted(distorted);
     std::string scale_note;
-    for (const auto* s : {ref_reader.get(), dist_reader.get()})
-      if (!s->transform().empty())
-        scale_note += fmt::format("{}{}: {}", scale_note.empty() ? "" : "; ",
-                                  s == ref_reader.get() ? "reference" : "distorted", s->transform());
+    if (!ref_reader->transform().empty()) scale_note = "reference: " + ref_reader->transform();
+    if (dist_reader && !dist_reader->transform().empty())
+      scale_note += (scale_note.empty() ? "" : "; ") + ("distorted: " + dist_reader->transform());
+    if (ladder && scale.any())
+      scale_note += fmt::format("{}distorted: each scaled to {}x{} where of another size (bicubic, "
+                                "as ffmpeg -vf scale={}:{}:flags=bicubic)",
+                                scale_note.empty() ? "" : "; ", ref_format.width,
+                                ref_format.height, ref_format.width, ref_format.height);
     if (verbose && !scale_note.empty()) std::cerr << "scale: " << scale_note << "\n";
     out_info.scale = scale_note;
 
@@ -306,7 +313,8 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     // Frames to score as the headers tell (a container's frame count, a
     // file's size): the progress line shows the time left from it.
-    const unsigned total = expected_frames(*ref_reader, *dist_reader, skip_ref, skip_dist, frame_cnt);
+    const unsigned total =
+        ladder ? 0 : expected_frames(*ref_reader, *dist_reader, skip_ref, skip_dist, frame_cnt);
     if (show_progress)
       config.on_progress = [&](unsigned n) {
         if (n % 10 && n > 1) return;
