@@ -160,6 +160,8 @@ TEST_P(Compressed, ScoresEqualFfmpegsY4mDecode) {
   auto source = open_video(enc.string(), nullptr);
   EXPECT_FALSE(source->random_access());
   EXPECT_EQ(source->format(), (VideoFormat{176, 144, 8, ChromaFormat::k420}));
+  if (fs::path(e.name).extension() == ".mp4") EXPECT_EQ(source->frame_count_hint(), 20u);
+  EXPECT_EQ(open_video(ref.string(), nullptr)->frame_count_hint(), 20u);
   const JobResult expected = score(open_video(ref.string(), nullptr), open_video(decoded.string(), nullptr));
   const JobResult actual = score(open_video(ref.string(), nullptr), std::move(source));
   expect_same_scores(expected, actual, e.name, 20);
@@ -242,6 +244,39 @@ TEST(Scale, EqualsFfmpegScaleFilter) {
               scale_source(open_video(c.dist.string(), nullptr), c.w, c.h)),
         "scale " + filter + " of " + c.ref.filename().string(), c.frames);
   }
+}
+
+// A faststart MP4 with 300 bytes of garbage at 70 %: the frames before the
+// damage come out, then an error naming the file and that frame.
+TEST(CompressedErrors, CorruptMidStreamNamesTheFrame) {
+  VQE_REQUIRE_SHARED(shared);
+  if (!compressed_input_available()) GTEST_SKIP() << "built without FFmpeg's libraries";
+  if (!have_ffmpeg()) GTEST_SKIP() << "no ffmpeg on PATH";
+  if (!have_encoder("libx264")) GTEST_SKIP() << "ffmpeg has no libx264";
+  const fs::path ref = shared / "testdata/clips/ref/carphone_176x144_420p8_20f.y4m";
+  const fs::path whole = ffmpeg_make(
+      ref, "-c:v libx264 -preset veryfast -crf 20 -threads 2 -movflags +faststart",
+      "carphone_whole_faststart.mp4");
+  std::string bytes = slurp(whole);
+  const std::size_t at = bytes.size() * 7 / 10;
+  for (std::size_t i = at; i < at + 300 && i < bytes.size(); ++i)
+    bytes[i] = static_cast<char>((i * 37) & 0xff);
+  const fs::path bad = write_temp("libav_corrupt.mp4", bytes);
+  auto source = open_video(bad.string(), nullptr);
+  Picture picture;
+  std::string message;
+  try {
+    while (source->read(picture)) {
+    }
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  ASSERT_FALSE(message.empty()) << "the damage went unnoticed";
+  EXPECT_GT(source->frames_read(), 0u);
+  EXPECT_LT(source->frames_read(), 20u);
+  EXPECT_NE(message.find(bad.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("frame " + std::to_string(source->frames_read())), std::string::npos)
+      << message;
 }
 
 struct CliResult {
