@@ -102,7 +102,8 @@ bool compressed_input_available();
 
 /// Opens a compressed video through libavformat and libavcodec: the best
 /// video stream of any container or elementary stream they read, decoded
-/// with libavcodec's threads (`decoder_threads`, 0 = one per core). Frames
+/// with libavcodec's threads (`decoder_threads`, 0 = one per core) on a
+/// thread of the source's own that stays up to 4 frames ahead of read(). Frames
 /// come out in presentation order, every decoded frame once (no frame rate
 /// conversion); the decoder is flushed at the end. The decoded pixel format
 /// must be planar Y'CbCr 4:2:0, 4:2:2 or 4:4:4, or gray, at 8, 10, 12 or 16
