@@ -154,10 +154,10 @@ class LibavReader final : public FrameSource {
     dec_->pkt_timebase = st->time_base;
     dec_->thread_count = std::max(0, threads);
     dec_->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
-    // Bitstream errors stop the decoder (rather than concealed frames), and
-    // frames it would drop as corrupt come out flagged, to be refused.
+    // Bitstream errors stop the decoder (rather than concealed frames). The
+    // decoder's other defaults stay as ffmpeg has them: e.g. H.264 frames
+    // before the first recovery point are not output (as `ffmpeg -i` does).
     dec_->err_recognition |= AV_EF_EXPLODE;
-    dec_->flags |= AV_CODEC_FLAG_OUTPUT_CORRUPT;
     rc = avcodec_open2(dec_.get(), codec, nullptr);
     if (rc < 0)
       fail(fmt::format("cannot open the {} decoder ({})", codec->name, av_error_text(rc)));
