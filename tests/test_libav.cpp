@@ -160,7 +160,9 @@ TEST_P(Compressed, ScoresEqualFfmpegsY4mDecode) {
   auto source = open_video(enc.string(), nullptr);
   EXPECT_FALSE(source->random_access());
   EXPECT_EQ(source->format(), (VideoFormat{176, 144, 8, ChromaFormat::k420}));
-  if (fs::path(e.name).extension() == ".mp4") EXPECT_EQ(source->frame_count_hint(), 20u);
+  if (fs::path(e.name).extension() == ".mp4") {
+    EXPECT_EQ(source->frame_count_hint(), 20u);
+  }
   EXPECT_EQ(open_video(ref.string(), nullptr)->frame_count_hint(), 20u);
   const JobResult expected = score(open_video(ref.string(), nullptr), open_video(decoded.string(), nullptr));
   const JobResult actual = score(open_video(ref.string(), nullptr), std::move(source));
@@ -345,10 +347,11 @@ TEST(CompressedCli, BadFilesExitOneWithMessage) {
   EXPECT_NE(r.err.find("not a video"), std::string::npos) << r.err;
   // Audio only.
   const fs::path audio = clip_dir() / "audio_only.m4a";
-  if (!fs::exists(audio))
+  if (!fs::exists(audio)) {
     ASSERT_EQ(run_shell("ffmpeg -nostdin -hide_banner -loglevel error -y -f lavfi -i "
                         "sine=frequency=440:duration=0.3 -c:a aac '" + audio.string() + "'"),
               0);
+  }
   r = run_cli(r_arg + audio.string());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find(audio.string()), std::string::npos) << r.err;
@@ -365,7 +368,9 @@ TEST(CompressedCli, BadFilesExitOneWithMessage) {
     r = run_cli(r_arg + cut.string());
     EXPECT_EQ(r.exit_code, 1) << flags << ": " << r.err;
     EXPECT_NE(r.err.find(cut.string()), std::string::npos) << r.err;
-    if (*flags) EXPECT_NE(r.err.find("frame "), std::string::npos) << r.err;
+    if (*flags) {
+      EXPECT_NE(r.err.find("frame "), std::string::npos) << r.err;
+    }
   }
   // A pixel format VQE does not take without conversion.
   const fs::path rgb = ffmpeg_make(ref, "-frames:v 2 -c:v rawvideo -pix_fmt rgb24", "carphone_rgb.nut");
