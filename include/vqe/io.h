@@ -92,6 +92,15 @@ class FrameSource {
   /// answered kIrregular (every frame before it being regular). Only when
   /// random_access(); the default throws.
   virtual void seek(unsigned index);
+
+  /// Frames the file holds as far as its header or size tells (a
+  /// container's frame count, a raw file's size over the frame size), or 0
+  /// when unknown. An estimate, for progress display only: reading decides.
+  virtual unsigned frame_count_hint() const { return 0; }
+
+  /// What this source did to the frames, for the log (e.g. "scaled from
+  /// 320x180 to 640x360 (bicubic)"); empty when it hands them on as read.
+  virtual std::string transform() const { return {}; }
 };
 
 /// Receives a warning meant for the user (e.g. a Y4M header that leaves the
@@ -109,9 +118,15 @@ struct RawVideoParams {
 /// Opens a video by its content, not its name: a file, FIFO, pipe, character
 /// device (read as a stream), "/dev/stdin", or "-" for standard input.
 /// Input that starts with the Y4M signature ("YUV4MPEG2 ") is read as Y4M
-/// (its header gives the format, `raw` is not used); any other input is read
-/// as raw planar YUV of the shape `raw` gives (samples above 8 bits are
-/// little-endian 16-bit words), or refused when `raw` is nullptr.
+/// (its header gives the format, `raw` is not used). A regular file that
+/// FFmpeg's libraries recognise by content as a video container or stream
+/// (MP4, MKV, WebM, IVF, H.264/HEVC elementary streams...) is decoded by
+/// open_compressed_video() where the build has them
+/// (compressed_input_available()); so is any other regular file when `raw`
+/// is nullptr and its name is not .yuv/.raw (libavformat may know it by its
+/// name). Any other input is read as raw planar YUV of the shape `raw`
+/// gives (samples above 8 bits are little-endian 16-bit words), or refused
+/// when `raw` is nullptr.
 ///
 /// Nothing large is allocated here. For a regular file, the size a header
 /// (or `raw`) claims for one frame is checked against the file's size
@@ -137,6 +152,43 @@ std::optional<FileIdentity> file_identity(const std::string& path);
 /// each input opens it for itself.
 void check_separate_inputs(const std::string& a_name, const FileIdentity& a,
                            const std::string& b_name, const FileIdentity& b);
+
+/// True when this build reads compressed files through FFmpeg's libraries
+/// (libavformat, libavcodec: CMake option VQE_WITH_LIBAV) and scales frames
+/// through libswscale (scale_source()).
+bool compressed_input_available();
+
+/// Opens a compressed video through libavformat and libavcodec: the best
+/// video stream of any container or elementary stream they read, decoded
+/// with libavcodec's threads (`decoder_threads`, 0 = one per core) on a
+/// thread of the source's own that stays up to 4 frames ahead of read(). Frames
+/// come out in presentation order, every decoded frame once (no frame rate
+/// conversion); the decoder is flushed at the end. The decoded pixel format
+/// must be planar Y'CbCr 4:2:0, 4:2:2 or 4:4:4, or gray, at 8, 10, 12 or 16
+/// bits (yuv420p, yuv422p10le, gray12le, ... and the full-range yuvj
+/// variants), mapped onto Pictures without conversion; the format is that of
+/// the first frame, and a later frame of another size or format is an error.
+/// The source is sequential (random_access() is false); frame_count_hint()
+/// is the container's frame count (or duration × frame rate) where known.
+/// Throws vqe::Error naming the file (and the frame, once decoding started)
+/// when it is not a video, has no video stream, has no decoder, has another
+/// pixel format (the message names it), or is corrupt or truncated (a
+/// demuxer or decoder error, a packet cut short). Throws also when the build
+/// has no FFmpeg libraries.
+std::unique_ptr<FrameSource> open_compressed_video(const std::string& path,
+                                                   int decoder_threads = 0);
+
+/// Scales every frame of `source` to `width` × `height` with libswscale as
+/// FFmpeg's scale filter does by default (`-vf scale=W:H:flags=bicubic`,
+/// FFmpeg 5.1): SWS_BICUBIC with default parameters, MPEG-2 chroma siting
+/// for 8-bit 4:2:0 as the filter sets it; bit depth and chroma format stay
+/// as they are. The result is frame for frame identical to the filter's
+/// output for inputs whose colour range is unspecified or limited (the
+/// range is not carried by Pictures). Returns `source` itself when it
+/// already has that size. Sequential (random_access() is false). Throws
+/// vqe::Error when the build has no libswscale, or the size is invalid.
+std::unique_ptr<FrameSource> scale_source(std::unique_ptr<FrameSource> source, int width,
+                                          int height);
 
 /// Reads a Y4M stream from an open file (taking ownership of `file`);
 /// `name` is used in messages.

@@ -41,6 +41,10 @@ struct OutputInfo {
   int height = 0;
   double fps = 0;          ///< processing speed, frames per second
   std::string version;     ///< written into the XML/JSON header
+  /// What was scaled (e.g. "distorted: scaled from 320x180 to 640x360
+  /// (bicubic...)"): written into the XML params and as JSON "scale" when
+  /// not empty (libvmaf writes no such field).
+  std::string scale;
 };
 
 /// Writes per-frame values, pooled min/max/mean/harmonic_mean for every

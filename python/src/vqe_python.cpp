@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -170,11 +171,18 @@ struct Result {
 };
 
 std::unique_ptr<vqe::FrameSource> open_input(const std::string& path, const py::object& raw) {
-  const bool y4m = path.size() >= 4 && path.compare(path.size() - 4, 4, ".y4m") == 0;
-  if (y4m) return vqe::open_video(path, nullptr);
-  if (raw.is_none())
-    throw vqe::Error(fmt::format("{}: raw (non-.y4m) input needs width, height, pixel_format "
-                                 "and bitdepth", path));
+  const auto has_suffix = [&](const char* suffix) {
+    const std::size_t n = std::strlen(suffix);
+    return path.size() >= n && path.compare(path.size() - n, n, suffix) == 0;
+  };
+  if (raw.is_none()) {
+    // Y4M and compressed files (where built with FFmpeg's libraries) are
+    // recognised by content; raw YUV needs its shape.
+    if (has_suffix(".yuv") || has_suffix(".raw"))
+      throw vqe::Error(fmt::format("{}: raw (non-.y4m) input needs width, height, pixel_format "
+                                   "and bitdepth", path));
+    return vqe::open_video(path, nullptr);
+  }
   const auto t = raw.cast<std::tuple<int, int, std::string, int>>();
   vqe::RawVideoParams p;
   p.width = std::get<0>(t);

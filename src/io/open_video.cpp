@@ -8,12 +8,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include "io/libav.h"
 #include "io/video_reader.h"
 #include "vqe/error.h"
 
@@ -21,6 +23,18 @@ namespace vqe {
 namespace {
 
 constexpr std::string_view kY4mMagic = "YUV4MPEG2";
+// Bytes libavformat's probe sees (its own probes read up to 1 MiB; the
+// first 64 KiB decide for every container VQE expects).
+constexpr std::size_t kProbeBytes = 64 * 1024;
+
+// True when `s` ends with `suffix` (lower case), ignoring case.
+bool has_suffix(const std::string& s, std::string_view suffix) {
+  if (s.size() < suffix.size()) return false;
+  for (std::size_t i = 0; i < suffix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i])
+      return false;
+  return true;
+}
 
 FileIdentity identity_of(const struct stat& st, bool is_stdin) {
   return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
@@ -94,11 +108,38 @@ std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoP
   const bool y4m = head.substr(0, kY4mMagic.size()) == kY4mMagic &&
                    (head.size() == kY4mMagic.size() || head.back() == ' ' || head.back() == '\n');
   if (y4m) return make_y4m_reader(path, std::move(in), on_warning);
+  // Compressed files (MP4, MKV, WebM, IVF, elementary streams) through
+  // FFmpeg's libraries, which open them by path: regular files only. With
+  // a raw shape given, a .yuv/.raw name or content libavformat does not
+  // recognise stays raw YUV.
+  const bool regular = in.fd >= 0 && path != "-";
+  const bool raw_name = has_suffix(path, ".yuv") || has_suffix(path, ".raw");
+  if (regular && !raw_name && compressed_input_available()) {
+    const std::string_view probe = in.stream->peek(kProbeBytes);
+    const bool video =
+        probe_is_video(reinterpret_cast<const std::uint8_t*>(probe.data()), probe.size());
+    if (video || !raw) {
+      in = OpenedInput{};  // closes the file: libavformat opens it itself
+      if (video) return open_compressed_video(path);
+      // Not recognised by content (libavformat may still take it by its
+      // name): maybe raw YUV given without its shape.
+      try {
+        return open_compressed_video(path);
+      } catch (const Error& e) {
+        throw Error(fmt::format("{} (if it is raw YUV, give its width, height, pixel format and "
+                                "bit depth: -w, -h, -p, -b)",
+                                e.what()));
+      }
+    }
+  }
   if (!raw)
-    throw Error(fmt::format("{}: not a Y4M file (it starts with \"{}\", not \"YUV4MPEG2 \"); raw "
+    throw Error(fmt::format("{}: not a Y4M file (it starts with \"{}\", not \"YUV4MPEG2 \"){}; raw "
                             "YUV input needs its width, height, pixel format and bit depth "
                             "(-w, -h, -p, -b)",
-                            path, printable(in.stream->peek(16), 16)));
+                            path, printable(in.stream->peek(16), 16),
+                            compressed_input_available() && !raw_name
+                                ? " nor a file FFmpeg's libraries read"
+                                : ""));
   return make_raw_reader(path, std::move(in), *raw);
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "io/libav.h"
 #include "vqe/error.h"
 
 namespace vqe {
@@ -317,6 +319,13 @@ FrameSource::FrameAt VideoReader::read_at(unsigned index, Picture& picture, int 
     at += bytes;
   }
   return FrameAt::kRead;
+}
+
+unsigned VideoReader::frame_count_hint() const {
+  if (!random_access_ || file_size_ <= static_cast<std::uint64_t>(data_start_)) return 0;
+  const std::uint64_t frames = (file_size_ - static_cast<std::uint64_t>(data_start_)) /
+                               (frame_header_ + format_.frame_bytes());
+  return frames < (1u << 31) ? static_cast<unsigned>(frames) : 0;
 }
 
 void VideoReader::seek(unsigned index) {

@@ -45,6 +45,7 @@ class VideoReader : public FrameSource {
   bool random_access() const override { return random_access_; }
   FrameAt read_at(unsigned index, Picture& picture, int planes) const override;
   void seek(unsigned index) override;
+  unsigned frame_count_hint() const override;
 
  protected:
   VideoReader(std::string path, std::unique_ptr<ByteStream> stream,

@@ -78,8 +78,9 @@ void write_xml(std::ostream& o, const FeatureCollector& fc, const OutputInfo& in
   const auto names = fc.names();
   const Precision& p = info.precision;
   o << fmt::format("<VMAF version=\"{}\">\n", xml_escape(info.version));
-  o << fmt::format("  <params qualityWidth=\"{}\" qualityHeight=\"{}\" />\n", info.width,
-                   info.height);
+  o << fmt::format("  <params qualityWidth=\"{}\" qualityHeight=\"{}\" {}/>\n", info.width,
+                   info.height,
+                   info.scale.empty() ? "" : fmt::format("scale=\"{}\" ", xml_escape(info.scale)));
   o << fmt::sprintf("  <fyi fps=\"%.2f\" />\n", info.fps);
   o << "  <frames>\n";
   for (unsigned i : frames_to_write(fc, names, info.subsample)) {
@@ -108,6 +109,7 @@ void write_json(std::ostream& o, const FeatureCollector& fc, const OutputInfo& i
   o << "{\n  \"version\": " << json_string(info.version) << ",\n";
   o << "  \"fps\": " << (std::isfinite(info.fps) ? fmt::sprintf("%.2f", info.fps) : "null")
     << ",\n";
+  if (!info.scale.empty()) o << "  \"scale\": " << json_string(info.scale) << ",\n";
   o << "  \"frames\": [";
   bool first_frame = true;
   for (unsigned i : frames_to_write(fc, names, info.subsample)) {

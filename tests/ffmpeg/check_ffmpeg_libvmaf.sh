@@ -45,7 +45,7 @@ for tool in cc make pkg-config python3 objdump nm flock sha256sum; do
 done
 ffsrc=${VQE_FFMPEG_SOURCE:-}
 if [ -z "$ffsrc" ]; then
-  ffsrc=$(ls -d "$cache"/src/*/ffmpeg-*/ 2>/dev/null | sort -V | tail -n 1)
+  ffsrc=$(ls -d "$cache"/src/*/ffmpeg-*/ 2>/dev/null | sort -V | tail -n 1 || true)
   ffsrc=${ffsrc%/}
 fi
 [ -n "$ffsrc" ] && [ -x "$ffsrc/configure" ] ||

@@ -136,7 +136,7 @@ TEST(MetalSubset, EveryShaderAsSpirvAndMsl) {
 // of 4 sums x 256 lanes, lane 0 adding each sum's 256 values in order into a
 // 64-bit total, stored as the low and the high 32-bit word.
 TEST(MetalSubset, FloatMomentReductionShape) {
-  const std::string msl = read_text(std::string(VQE_MSL_DIR) + "/float_moment_sums.metal");
+  const std::string msl = read_text(msl_dir() + "/float_moment_sums.metal");
   ASSERT_FALSE(msl.empty());
   std::smatch scratch;
   ASSERT_TRUE(std::regex_search(msl, scratch, std::regex(R"(threadgroup ulong (\w+)\[4\]\[256\];)")))

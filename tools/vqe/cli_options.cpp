@@ -47,13 +47,14 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   ParseOutcome outcome;
   Settings& s = outcome.settings;
   int width = 0, height = 0, bitdepth = 0;
-  std::string pixel_format, cpumask, gpumask;
+  std::string pixel_format, cpumask, gpumask, scale;
   std::vector<std::string> models, features, aom_ctc, nflx_ctc, distorted;
   bool xml = false, json = false, csv = false, sub = false;
 
   app.add_option("-r,--reference", s.reference,
                  "Reference video: Y4M, or raw YUV with -w -h -p -b; a file, a pipe, or - for "
-                 "standard input");
+                 "standard input; or a compressed file (MP4, MKV, WebM, IVF, H.264/HEVC "
+                 "streams...) where built with FFmpeg's libraries");
   auto* opt_w = app.add_option("-w,--width", width, "Width of raw input, in pixels")
                     ->check(CLI::Range(1, 32768));
   auto* opt_h = app.add_option("-h,--height", height, "Height of raw input, in pixels")
@@ -74,6 +75,10 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   repeatable("-d,--distorted", distorted,
              "Distorted video (as --reference); repeat for a ladder (one reference, several "
              "encodes: -o with {name})");
+  auto* opt_scale = app.add_option(
+      "--scale", scale,
+      "Scale with FFmpeg's bicubic scaler (as ffmpeg -vf scale=W:H:flags=bicubic): "
+      "'distorted' scales the distorted video to the reference's size, WxH scales both");
   auto* opt_m = repeatable("-m,--model", models,
                            "Model: version=NAME[:name=LABEL][:enable_transform][:disable_clip] or "
                            "path=FILE.json; repeatable (default: version=vmaf_v0.6.1)");
@@ -149,6 +154,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   if (opt_h->count()) s.raw.height = height;
   if (opt_p->count()) s.raw.pixel_format = pixel_format;
   if (opt_b->count()) s.raw.bit_depth = bitdepth;
+  if (opt_scale->count()) s.scale = parse_scale(scale);
   if (opt_cpumask->count()) s.cpumask = parse_libvmaf_unsigned(cpumask, "--cpumask");
   if (opt_gpumask->count()) s.gpumask = parse_libvmaf_unsigned(gpumask, "--gpumask");
 
@@ -189,6 +195,27 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
     throw UsageError(fmt::format("--html {} and -o {} are one file: give each its own",
                                  s.html, s.output));
   return outcome;
+}
+
+ScaleRequest parse_scale(const std::string& text) {
+  ScaleRequest r;
+  if (text == "distorted") {
+    r.distorted_to_reference = true;
+    return r;
+  }
+  const auto number = [&](const std::string& part) {
+    if (part.empty() || part.size() > 5 || part.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError(
+          "--scale: give 'distorted' or WxH with W and H in 1..32768 (e.g. 1920x1080)");
+    const int v = std::stoi(part);
+    if (v < 1 || v > 32768) throw UsageError(fmt::format("--scale: {} is not in 1..32768", v));
+    return v;
+  };
+  const std::size_t x = text.find('x');
+  if (x == std::string::npos) number("");
+  r.width = number(text.substr(0, x));
+  r.height = number(text.substr(x + 1));
+  return r;
 }
 
 }  // namespace vqe::cli

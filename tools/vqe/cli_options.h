@@ -29,6 +29,15 @@ struct RawInputOptions {
   bool any() const { return width || height || pixel_format || bit_depth; }
 };
 
+/// --scale: "distorted" (the distorted video to the reference's size) or
+/// "WxH" (both videos to W x H), with FFmpeg's default bicubic scaler.
+struct ScaleRequest {
+  bool distorted_to_reference = false;
+  int width = 0;   ///< > 0 for WxH
+  int height = 0;
+  bool any() const { return distorted_to_reference || width > 0; }
+};
+
 /// Everything the command line asks for.
 struct Settings {
   std::string reference;
@@ -38,6 +47,7 @@ struct Settings {
   /// reference, several encodes, -o with {name}); empty for one pair.
   std::vector<std::string> ladder;
   RawInputOptions raw;
+  ScaleRequest scale;
   /// -m specs and preset models, in command-line order (libvmaf's order).
   std::vector<std::string> models;
   /// --feature specs and preset features, in command-line order.
@@ -87,5 +97,9 @@ ParseOutcome parse_command_line(int argc, const char* const* argv);
 /// "-1" wraps to all bits set), refusing empty text and trailing characters.
 /// Throws UsageError naming `option`.
 unsigned parse_libvmaf_unsigned(const std::string& text, const std::string& option);
+
+/// Parses --scale's value: "distorted" or WxH with W and H in 1..32768.
+/// Throws UsageError otherwise.
+ScaleRequest parse_scale(const std::string& text);
 
 }  // namespace vqe::cli

@@ -29,6 +29,22 @@ void check_raw_options_against(const FrameSource& input, const RawInputOptions& 
                             input.path(), describe(f), differ));
 }
 
+// --scale distorted or WxH: `distorted` to the reference's size. Without
+// --scale another size is an error that says how to scale.
+std::unique_ptr<FrameSource> fit_distorted(std::unique_ptr<FrameSource> distorted,
+                                           const FrameSource& reference,
+                                           const ScaleRequest& scale) {
+  const VideoFormat& rf = reference.format();
+  if (scale.any()) distorted = scale_source(std::move(distorted), rf.width, rf.height);
+  const VideoFormat& f = distorted->format();
+  if (f.width != rf.width || f.height != rf.height)
+    throw Error(fmt::format(
+        "reference and distorted differ in size: {} is {}x{}, {} is {}x{}; scale with --scale "
+        "distorted (the distorted video to the reference's size) or --scale WxH (both)",
+        reference.path(), rf.width, rf.height, distorted->path(), f.width, f.height));
+  return distorted;
+}
+
 RawVideoParams raw_params(const RawInputOptions& options) {
   RawVideoParams raw;
   raw.width = *options.width;
@@ -53,10 +69,20 @@ LadderInputs open_ladder_inputs(const Settings& s, const WarningHandler& warn,
   };
   LadderInputs in;
   in.reference = open(s.reference);
+  if (s.scale.width > 0)
+    in.reference = scale_source(std::move(in.reference), s.scale.width, s.scale.height);
+  if (!in.reference->transform().empty()) in.scale_note = "reference: " + in.reference->transform();
+  if (s.scale.any()) {
+    const VideoFormat& rf = in.reference->format();
+    in.scale_note += fmt::format(
+        "{}distorted: each scaled to {}x{} where of another size (bicubic, as ffmpeg -vf "
+        "scale={}:{}:flags=bicubic)",
+        in.scale_note.empty() ? "" : "; ", rf.width, rf.height, rf.width, rf.height);
+  }
   const int ref_bits = in.reference->format().bit_depth;
-  in.open_distorted = [open, ref_bits, common = s.common_bit_depth,
-                       note](const std::string& path) {
-    auto source = open(path);
+  in.open_distorted = [open, ref_bits, common = s.common_bit_depth, note, scale = s.scale,
+                       ref = in.reference.get()](const std::string& path) {
+    auto source = fit_distorted(open(path), *ref, scale);
     // libvmaf's aom_ctc v6.0 and later: a shallower encode is compared at
     // the reference's bit depth (a shallower reference is not converted:
     // the encodes share it).
@@ -110,6 +136,17 @@ Inputs open_inputs(const Settings& s, const WarningHandler& warn, const WarningH
                        shallow->path(), bits, bits - shallow->format().bit_depth));
     shallow = convert_bit_depth(std::move(shallow), bits);
   }
+  // --scale: WxH scales both, distorted the distorted video to the
+  // reference's size; other sizes without it are an error.
+  if (s.scale.width > 0)
+    in.reference = scale_source(std::move(in.reference), s.scale.width, s.scale.height);
+  in.distorted = fit_distorted(std::move(in.distorted), *in.reference, s.scale);
+  for (const auto& [side, input] : {std::pair<const char*, const FrameSource*>{"reference",
+                                                                             in.reference.get()},
+                                    {"distorted", in.distorted.get()}})
+    if (!input->transform().empty())
+      in.scale_note += fmt::format("{}{}: {}", in.scale_note.empty() ? "" : "; ", side,
+                                   input->transform());
   check_pairable(*in.reference, *in.distorted);
   return in;
 }

@@ -16,11 +16,15 @@ namespace vqe::cli {
 struct Inputs {
   std::unique_ptr<FrameSource> reference;
   std::unique_ptr<FrameSource> distorted;
+  /// What --scale did (e.g. "distorted: scaled from 320x180 to 640x360
+  /// (bicubic...)"), for the output and the report; empty when nothing.
+  std::string scale_note;
 };
 
-/// Opens -r and -d. Throws vqe::Error when they are one stream, when an input
-/// cannot be read, when a raw input lacks -w/-h, when -w/-h/-p/-b contradict
-/// a Y4M header, or when the formats differ (bit depths may differ under a
+/// Opens -r and -d, scaled as --scale asks. Throws vqe::Error when they are
+/// one stream, when an input cannot be read, when a raw input lacks -w/-h,
+/// when -w/-h/-p/-b contradict a Y4M header, when the sizes differ without
+/// --scale (the message suggests it), or when the formats differ (bit depths may differ under a
 /// preset's common bit depth: the shallower input is shifted up). Warnings
 /// (raw options that a Y4M header made unneeded, unknown interlacing) go to
 /// `warn`; `note` hears what --verbose prints.
@@ -31,9 +35,12 @@ Inputs open_inputs(const Settings& settings, const WarningHandler& warn,
 /// distorted video is opened.
 struct LadderInputs {
   std::unique_ptr<FrameSource> reference;
+  /// What --scale does, for the outputs; empty when nothing.
+  std::string scale_note;
   /// Opens one -d as open_inputs() opens a distorted video (throws
-  /// vqe::Error likewise); under a preset's common bit depth a shallower
-  /// encode is shifted up to the reference's bit depth.
+  /// vqe::Error likewise, also for another size without --scale); under a
+  /// preset's common bit depth a shallower encode is shifted up to the
+  /// reference's bit depth.
   std::function<std::unique_ptr<FrameSource>(const std::string&)> open_distorted;
 };
 

@@ -6,7 +6,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <new>
 #include <system_error>
@@ -34,6 +36,25 @@ void print_line(const std::string& line) {
   if (g_progress_open) std::cerr << "\n";
   g_progress_open = false;
   std::cerr << line << "\n";
+}
+
+// "1:02:03" or "2:03": a duration for the progress line.
+std::string format_duration(double seconds) {
+  const long t = std::lround(std::max(0.0, seconds));
+  if (t >= 3600) return fmt::format("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60);
+  return fmt::format("{}:{:02}", t / 60, t % 60);
+}
+
+// Frames a job will score as far as the inputs' headers tell (0: unknown).
+unsigned expected_frames(const FrameSource& ref, const FrameSource& dist, const Settings& s) {
+  const auto left = [](unsigned hint, unsigned skip) -> long long {
+    return hint == 0 ? -1 : std::max(0ll, static_cast<long long>(hint) - skip);
+  };
+  const long long r = left(ref.frame_count_hint(), s.frame_skip_ref);
+  const long long d = left(dist.frame_count_hint(), s.frame_skip_dist);
+  long long n = r < 0 ? d : d < 0 ? r : std::min(r, d);
+  if (s.frame_cnt && (n < 0 || n > s.frame_cnt)) n = s.frame_cnt;
+  return n > 0 ? static_cast<unsigned>(n) : 0;
 }
 
 int run(const Settings& s) {
@@ -66,18 +87,28 @@ int run(const Settings& s) {
 
   const bool show_progress = !s.quiet && isatty(STDERR_FILENO);
   const auto t0 = std::chrono::steady_clock::now();
+  // Frames to score as the headers tell (a container's frame count, a
+  // file's size): the progress line shows the time left from it.
+  unsigned total = 0;
   if (show_progress)
     config.on_progress = [&](unsigned n) {
       if (n % 10 && n > 1) return;
       const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::cerr << fmt::format("\r{} frame{} {:.2f} FPS\033[K", n, n == 1 ? " " : "s",
-                               sec > 0 ? n / sec : 0.0);
+      const double fps = sec > 0 ? n / sec : 0.0;
+      std::string line = total > 0 && n <= total
+                             ? fmt::format("\r{}/{} frames {:.2f} FPS", n, total, fps)
+                             : fmt::format("\r{} frame{} {:.2f} FPS", n, n == 1 ? " " : "s", fps);
+      if (total > 0 && n <= total && fps > 0)
+        line += fmt::format(", {} left", format_duration((total - n) / fps));
+      std::cerr << line << "\033[K";
       g_progress_open = true;
     };
 
   if (!s.ladder.empty()) {
     // Several -d: one reference read once for every encode, one output each.
     LadderInputs ladder = open_ladder_inputs(s, warn, note);
+    if (!ladder.scale_note.empty()) note("scale: " + ladder.scale_note);
+    out_info.scale = ladder.scale_note;
     const int status = run_ladder_command({std::move(ladder.reference), s.ladder,
                                            std::move(ladder.open_distorted), config, out_info,
                                            s.output, s.verbose});
@@ -86,6 +117,9 @@ int run(const Settings& s) {
   }
 
   Inputs inputs = open_inputs(s, warn, note);
+  if (!inputs.scale_note.empty()) note("scale: " + inputs.scale_note);
+  out_info.scale = inputs.scale_note;
+  total = expected_frames(*inputs.reference, *inputs.distorted, s);
   ResultOutput output(s, inputs);  // before the first frame is read
 
   JobResult result = run_job(*inputs.reference, *inputs.distorted, config);

@@ -118,6 +118,7 @@ void ResultOutput::write_report(const JobResult& result, const OutputInfo& info,
                      {"size", fmt::format("{}x{} {}-bit {}", result.format.width,
                                           result.format.height, result.format.bit_depth,
                                           to_string(result.format.chroma))}};
+  if (!info.scale.empty()) report.settings.emplace_back("scale", info.scale);
   for (const std::string& preset : s.presets) report.settings.emplace_back("preset", preset);
   for (const Model& m : config.models)
     report.settings.emplace_back("model", fmt::format("{} ({})", m.name(), m.origin()));

@@ -54,8 +54,9 @@ uint tap(int s, int k) { return tables[s * 17 + k]; }
 int reflect101(int i, int n) {
   if (i >= 0 && i < n) return i;
   const int period = 2 * (n - 1);
-  int m = i % period;
-  if (m < 0) m += period;
+  // GLSL leaves % undefined for negative operands (NVIDIA's result differs
+  // from C's): reduce |i| and mirror, all operands non-negative.
+  const int m = i < 0 ? (period - (-i) % period) % period : i % period;
   return m < n ? m : period - m;
 }
 
