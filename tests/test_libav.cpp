@@ -380,7 +380,7 @@ TEST(CompressedCli, BadFilesExitOneWithMessage) {
   // A raw .yuv without its shape.
   r = run_cli(r_arg + (shared / "testdata/clips/ref/carphone_176x144_420p8_20f.yuv").string());
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("-w, -h, -p and -b"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-w, -h, -p, -b"), std::string::npos) << r.err;
 }
 
 }  // namespace

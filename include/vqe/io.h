@@ -123,8 +123,8 @@ struct RawVideoParams {
 /// (MP4, MKV, WebM, IVF, H.264/HEVC elementary streams...) is decoded by
 /// open_compressed_video() where the build has them
 /// (compressed_input_available()); so is any other regular file when `raw`
-/// is nullptr and its name is not .yuv/.raw (libavformat may know it by its
-/// name). Any other input is read as raw planar YUV of the shape `raw`
+/// is nullptr and its name is not .yuv, .raw or .y4m (libavformat may know
+/// it by its name). Any other input is read as raw planar YUV of the shape `raw`
 /// gives (samples above 8 bits are little-endian 16-bit words), or refused
 /// when `raw` is nullptr.
 ///

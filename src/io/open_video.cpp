@@ -118,7 +118,8 @@ std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoP
     const std::string_view probe = in.stream->peek(kProbeBytes);
     const bool video =
         probe_is_video(reinterpret_cast<const std::uint8_t*>(probe.data()), probe.size());
-    if (video || !raw) {
+    // Unrecognised content named .y4m is a broken Y4M file, said below as such.
+    if (video || (!raw && !has_suffix(path, ".y4m"))) {
       in = OpenedInput{};  // closes the file: libavformat opens it itself
       if (video) return open_compressed_video(path);
       // Not recognised by content (libavformat may still take it by its
