@@ -202,7 +202,7 @@ TEST(CApi, BadCallsReturnErrorsWithMessages) {
   expect_error(vqe_job_submit(c, &r1, &d1), VQE_ERROR_FAILED, "format change");
   expect_error(vqe_job_submit(c, &r0, &d1), VQE_ERROR_FAILED, "pair of two formats");
   expect_error(vqe_job_score_at_index(c, "psnr_y", 99, &v), VQE_ERROR_NOT_READY, "future frame");
-  expect_error(vqe_job_score_pooled(c, "psnr_y", static_cast<VqePoolMethod>(9), 0, 1, &v),
+  expect_error(vqe_job_score_pooled(c, "psnr_y", 9, 0, 1, &v),
                VQE_ERROR_INVALID_ARGUMENT, "pool method");
   expect_error(vqe_job_score_pooled(c, "psnr_y", VQE_POOL_MEAN, 3, 1, &v),
                VQE_ERROR_INVALID_ARGUMENT, "reversed range");
@@ -215,7 +215,7 @@ TEST(CApi, BadCallsReturnErrorsWithMessages) {
                VQE_ERROR_FAILED, "output in a missing folder");
   EXPECT_NE(std::string(vqe_last_error()).find("No such file or directory"), std::string::npos)
       << vqe_last_error();
-  expect_error(vqe_job_write_output(c, "/tmp/x.json", static_cast<VqeOutputFormat>(9), 0),
+  expect_error(vqe_job_write_output(c, "/tmp/x.json", 9, 0),
                VQE_ERROR_INVALID_ARGUMENT, "output format");
   const char* name = nullptr;
   expect_error(vqe_job_feature_name(c, 1000, &name), VQE_ERROR_NOT_FOUND, "name index");

@@ -179,9 +179,11 @@ typedef enum VqePoolMethod {
 /**
  * `name` pooled over frames first..last (last clamped to the final frames;
  * with subsample N, frames i with i mod N = 0), as vmaf_score_pooled.
- * After vqe_job_finish, or over frames already final.
+ * After vqe_job_finish, or over frames already final. `method` is a
+ * VqePoolMethod value (an int, so that any value a C caller passes is
+ * defined; others give VQE_ERROR_INVALID_ARGUMENT).
  */
-VQE_API int vqe_job_score_pooled(VqeJob *job, const char *name, VqePoolMethod method,
+VQE_API int vqe_job_score_pooled(VqeJob *job, const char *name, int method,
                                  unsigned first, unsigned last, double *score);
 
 /** A whole-video value (e.g. "apsnr_y"), after vqe_job_finish. */
@@ -204,9 +206,10 @@ typedef enum VqeOutputFormat {
  * standard output; otherwise the file appears complete or not at all
  * (written to a temporary name beside it, then renamed). Numbers are printed
  * with libvmaf's default precision, or with 17 significant digits when
- * `max_precision` is nonzero.
+ * `max_precision` is nonzero. `format` is a VqeOutputFormat value (others
+ * give VQE_ERROR_INVALID_ARGUMENT).
  */
-VQE_API int vqe_job_write_output(VqeJob *job, const char *path, VqeOutputFormat format,
+VQE_API int vqe_job_write_output(VqeJob *job, const char *path, int format,
                                  int max_precision);
 
 #ifdef __cplusplus

@@ -290,7 +290,7 @@ int vqe_job_score_at_index(VqeJob* job, const char* name, unsigned index, double
   });
 }
 
-int vqe_job_score_pooled(VqeJob* job, const char* name, VqePoolMethod method, unsigned first,
+int vqe_job_score_pooled(VqeJob* job, const char* name, int method, unsigned first,
                          unsigned last, double* score) {
   VQE_REQUIRE(job, "vqe_job_score_pooled", "job is NULL");
   VQE_REQUIRE(name, "vqe_job_score_pooled", "name is NULL");
@@ -367,7 +367,7 @@ int vqe_job_feature_name(VqeJob* job, size_t i, const char** name) {
   });
 }
 
-int vqe_job_write_output(VqeJob* job, const char* path, VqeOutputFormat format,
+int vqe_job_write_output(VqeJob* job, const char* path, int format,
                          int max_precision) {
   VQE_REQUIRE(job && path && *path, "vqe_job_write_output", "job or path is NULL or empty");
   if (!job->result)
