@@ -28,7 +28,7 @@
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
-shared=${3:-${VQE_SHARED:-$src/../shared}}
+shared=${VQE_SHARED:-${3:-$src/../shared}}
 cache=${VQE_FFMPEG_CACHE:-$src/build/ffmpeg-compat}
 skip() { echo "check_ffmpeg_libvmaf: $*: skipping"; exit 77; }
 

@@ -7,7 +7,7 @@
 set -euo pipefail
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
-shared=${3:-${VQE_SHARED:-$src/../shared}}
+shared=${VQE_SHARED:-${3:-$src/../shared}}
 pair_ref=$shared/testdata/clips/ref/carphone_176x144_420p8_20f.y4m
 pair_dist=$shared/testdata/clips/dist/carphone_176x144_420p8_20f__x264_crf35.y4m
 pair10_ref=$shared/testdata/clips/ref/ciscovt2people_320x192_420p10_9f.y4m

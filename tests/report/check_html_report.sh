@@ -9,7 +9,7 @@
 set -euo pipefail
 vqe=$1
 build=$(cd "$2" && pwd)
-shared=${3:-${VQE_SHARED:-$(dirname "$0")/../../../shared}}
+shared=${VQE_SHARED:-${3:-$(dirname "$0")/../../../shared}}
 ref=$shared/testdata/clips/ref/bbb_576x324_420p8_8f.y4m
 dist=$shared/testdata/clips/dist/bbb_576x324_420p8_8f__x264_crf45.y4m
 browser=$(command -v chromium || command -v chromium-browser || true)
