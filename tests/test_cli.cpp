@@ -20,39 +20,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
 #include "test_util.h"
 
 namespace vqe::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct CliResult {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-// Runs `vqe args` through the shell. `feed` is a shell command whose output
-// becomes vqe's standard input (none: /dev/null); `setup` runs in the same
-// shell first (e.g. a ulimit).
-CliResult run_cli(const std::string& args, const std::string& feed = "",
-                  const std::string& setup = "") {
-  const auto out = write_temp("cli.out", "");
-  const auto err = write_temp("cli.err", "");
-  // `timeout`: a run that should fail at once never hangs the tests (124).
-  const std::string cmd = (setup.empty() ? "" : setup + "; ") +
-                          (feed.empty() ? "" : feed + " | ") + "timeout 120 " +
-                          std::string(VQE_CLI_PATH) + " " +
-                          args + " >" + out.string() + " 2>" + err.string() +
-                          (feed.empty() ? " </dev/null" : "");
-  const int status = std::system(cmd.c_str());
-  auto slurp = [](const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
-}
 
 std::string y4m(int w, int h, const char* c, int frames, int bits = 8) {
   std::string s = "YUV4MPEG2 W" + std::to_string(w) + " H" + std::to_string(h) + " Ip C" + c + "\n";
@@ -146,11 +120,6 @@ TEST(Cli, NoPartialOutputOnError) {
   EXPECT_FALSE(fs::exists(out));
 }
 
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // The JSON of a run without its speed ("fps"), for comparing runs.
 nlohmann::ordered_json scores(const fs::path& json_file) {
@@ -618,7 +587,7 @@ TEST(Cli, SeveralDistortedRunALadder) {
     fs::remove(written);
   }
   // Without {name}, with -o - or with --html: usage errors, nothing written.
-  for (const std::string extra : {"-o " + (dir / "ladder_one.json").string(), std::string("-o -"),
+  for (const std::string& extra : {"-o " + (dir / "ladder_one.json").string(), std::string("-o -"),
                                   "--html " + (dir / "ladder_one.html").string()}) {
     auto bad = run_cli(io + extra);
     EXPECT_EQ(bad.exit_code, 1) << extra;

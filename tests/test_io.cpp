@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "io/video_reader.h"
+#include "cli_test_util.h"
 #include "test_util.h"
 #include "vqe/error.h"
 #include "vqe/model.h"
@@ -316,11 +317,6 @@ TEST(Reader, ConvertBitDepthShiftsSamplesUp) {
 }
 
 // --- outputs ----------------------------------------------------------------
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 // Files in `dir` whose name starts with ".<base>.vqe-" (OutputFile's
 // temporary files for <base>).

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
 #include "test_util.h"
 
 namespace vqe::test {
@@ -29,11 +30,6 @@ namespace fs = std::filesystem;
 int run_shell(const std::string& cmd) {
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 bool have_ffmpeg() {
@@ -279,20 +275,6 @@ TEST(CompressedErrors, CorruptMidStreamNamesTheFrame) {
   EXPECT_NE(message.find(bad.string()), std::string::npos) << message;
   EXPECT_NE(message.find("frame " + std::to_string(source->frames_read())), std::string::npos)
       << message;
-}
-
-struct CliResult {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-CliResult run_cli(const std::string& args) {
-  const auto out = write_temp("libav_cli.out", "");
-  const auto err = write_temp("libav_cli.err", "");
-  const int code = run_shell(std::string(VQE_CLI_PATH) + " " + args + " >" + out.string() + " 2>" +
-                             err.string() + " </dev/null");
-  return {code, slurp(out), slurp(err)};
 }
 
 TEST(CompressedCli, ScaleOptionAndSizeHint) {
