@@ -26,6 +26,7 @@ const ExtractorInfo& float_psnr_extractor();
 const ExtractorInfo& float_ssim_extractor();
 const ExtractorInfo& float_vif_extractor();
 const ExtractorInfo& motion_extractor();
+const ExtractorInfo& motion_v2_extractor();
 const ExtractorInfo& psnr_extractor();
 const ExtractorInfo& psnr_hvs_extractor();
 const ExtractorInfo& speed_chroma_extractor();
@@ -39,7 +40,7 @@ const std::vector<const ExtractorInfo*>& extractor_list() {
       &float_moment_extractor(), &float_ansnr_extractor(),   &float_motion_extractor(),
       &float_vif_extractor(),    &float_adm_extractor(),     &float_ssim_extractor(),
       &float_ms_ssim_extractor(), &ciede_extractor(),        &psnr_hvs_extractor(),
-      &speed_chroma_extractor(), &speed_temporal_extractor(),
+      &speed_chroma_extractor(), &speed_temporal_extractor(), &motion_v2_extractor(),
   };
   return list;
 }

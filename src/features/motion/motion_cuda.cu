@@ -15,6 +15,7 @@
 
 #include "backend/cuda/cuda_extractor.cuh"
 #include "backend/cuda/plane_reduce.cuh"
+#include "features/motion/motion_sad.cuh"
 #include "features/motion/motion_score.h"
 #include "vqe/error.h"
 
@@ -23,63 +24,14 @@ namespace {
 
 using u64 = unsigned long long;
 
-__constant__ int kMotionFilter[5] = {3571, 16004, 26386, 16004, 3571};
-
-// motion_kernels.cpp's mirrors, folded until inside [0, n).
-__device__ __forceinline__ int reflect101(int i, int n) {
-  if (n <= 1) return 0;
-  while (i < 0 || i >= n) {
-    if (i < 0) i = -i;
-    if (i >= n) i = 2 * (n - 1) - i;
-  }
-  return i;
-}
+// The legacy (3.0) mirror, folded until inside [0, n); reflect101 and the
+// 3.2.0 SAD kernels are in motion_sad.cuh.
 __device__ __forceinline__ int mirror_legacy(int i, int n) {
   while (i < 0 || i >= n) {
     if (i < 0) i = -i;
     if (i >= n) i = 2 * n - 1 - i;
   }
   return i;
-}
-
-// 3.2.0, vertical pass over prev − cur: v = (Σ f[k]·(p − c) + 2^(bpc−1)) >> bpc
-// (64-bit here; the CPU's 32-bit accumulator does not overflow up to 12 bits).
-template <typename T>
-__global__ void diff_vertical(DevicePlane prev, DevicePlane cur, int bpc, int* __restrict__ out) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y;
-  const int w = cur.width, h = cur.height;
-  if (x >= w) return;
-  long long acc = 0;
-#pragma unroll
-  for (int k = 0; k < 5; ++k) {
-    const int r = reflect101(y - 2 + k, h);
-    const long long d =
-        static_cast<long long>(prev.row<T>(r)[x]) - static_cast<long long>(cur.row<T>(r)[x]);
-    acc += static_cast<long long>(kMotionFilter[k]) * d;
-  }
-  out[static_cast<std::size_t>(y) * w + x] = static_cast<int>((acc + (1LL << (bpc - 1))) >> bpc);
-}
-
-// 3.2.0, horizontal pass (round to 16 bits), |.|, exact block sums into
-// partials[blockIdx.x] (the CPU's 32-bit row sums cannot overflow: |v| <
-// 2^16 and rows hold at most 32768 samples).
-__global__ void diff_horizontal_sad(const int* __restrict__ v, int w, int h,
-                                    u64* __restrict__ partials) {
-  u64 acc = 0;
-  for (int y = blockIdx.x; y < h; y += gridDim.x) {
-    const int* row = v + static_cast<std::size_t>(y) * w;
-    for (int x = threadIdx.x; x < w; x += blockDim.x) {
-      long long s = 0;
-#pragma unroll
-      for (int k = 0; k < 5; ++k)
-        s += static_cast<long long>(kMotionFilter[k]) * row[reflect101(x - 2 + k, w)];
-      const int r = static_cast<int>((s + (1LL << 15)) >> 16);
-      acc += static_cast<unsigned>(r < 0 ? -r : r);
-    }
-  }
-  acc = block_sum(acc);
-  if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 
 // Legacy blur, vertical pass (uint32, round to bpc bits, legacy mirror).
@@ -183,14 +135,11 @@ class CudaMotion final : public CudaExtractor {
       int* v = v_ + f.slot * static_cast<std::size_t>(w) * h;
       u64* partials = partials_ + static_cast<std::size_t>(f.slot) * blocks_;
       if (f.bpc == 8)
-        diff_vertical<std::uint8_t><<<grid, block, 0, s>>>(prev->ref[0], f.ref[0], f.bpc, v);
+        enqueue_difference_sad<std::uint8_t>(prev->ref[0], f.ref[0], f.bpc, v, partials, blocks_,
+                                             d_sad, s);
       else
-        diff_vertical<std::uint16_t><<<grid, block, 0, s>>>(prev->ref[0], f.ref[0], f.bpc, v);
-      VQE_CUDA_CHECK(cudaGetLastError());
-      diff_horizontal_sad<<<blocks_, 256, 0, s>>>(v, w, h, partials);
-      VQE_CUDA_CHECK(cudaGetLastError());
-      sum_partials(partials, blocks_, 1, d_sad, s);
-      VQE_CUDA_CHECK(cudaGetLastError());
+        enqueue_difference_sad<std::uint16_t>(prev->ref[0], f.ref[0], f.bpc, v, partials,
+                                              blocks_, d_sad, s);
     }
     VQE_CUDA_CHECK(cudaMemcpyAsync(h_sad_ + f.slot, d_sad, sizeof(u64), cudaMemcpyDeviceToHost, s));
     computed_[f.slot] = 1;

@@ -10,7 +10,8 @@
 // vertical results (and the 2 mirrored columns on each side) in shared
 // memory. Frames with index < kStep (push arg 0: index of z = 0) have no
 // comparison and are skipped.
-// Partials: [result slot][kGroups][1][2].
+// Partials: [result slot][kGroups][1][2]. Also the SAD of motion_v2
+// (motion_v2_vulkan.cpp, kStep = 1): the same integers.
 #include "vqe_frames.glsl"
 
 layout(local_size_x = 256) in;
