@@ -76,6 +76,12 @@ const std::vector<ParityCase> kParityCases = {
     {"motion", {{"motion_legacy", "true"}, {"debug", "true"}}, true},
     {"motion", {{"motion_legacy", "true"}, {"motion_five_frame_window", "true"}}, true},
     {"motion", {{"motion_force_zero", "true"}}, true},
+    {"motion_v2", {}, true},
+    {"motion_v2",
+     {{"motion_blend_factor", "0.5"}, {"motion_blend_offset", "2"}, {"motion_fps_weight", "1.5"},
+      {"motion_max_val", "8"}, {"motion_moving_average", "true"}},
+     true},
+    {"motion_v2", {{"motion_force_zero", "true"}}, true},
     {"vif", {}, true},
     {"vif", {{"vif_enhn_gain_limit", "1.0"}}, true},
     {"adm", {}, true},
@@ -457,7 +463,7 @@ TEST_P(GpuParity, MixedJobThreadsSubsample) {
       vqe::JobConfig cpu_cfg;
       cpu_cfg.features = {{"psnr", {{"enable_apsnr", "true"}}}, {"float_ssim", {}},
                           {"motion", {}}, {"float_moment", {}}, {"float_psnr", {}},
-                          {"vif", {}}, {"adm", {}}, {"float_motion", {}}};
+                          {"vif", {}}, {"adm", {}}, {"float_motion", {}}, {"motion_v2", {}}};
       cpu_cfg.threads = threads;
       cpu_cfg.subsample = subsample;
       vqe::JobConfig gpu_cfg = cpu_cfg;
