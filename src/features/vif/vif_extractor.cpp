@@ -39,10 +39,26 @@ class VifExtractor final : public FeatureExtractor {
     if (reference.format() != format_ || distorted.format() != format_)
       throw Error(fmt::format("vif: frame {} does not have the initialised format {}x{} {}-bit",
                               index, format_.width, format_.height, format_.bit_depth));
-    scorer_.emit(index, kernel_.compute(reference.plane(0), distorted.plane(0), tiles_), out);
+    if (!cache_) {
+      scorer_.emit(index, kernel_.compute(reference.plane(0), distorted.plane(0), tiles_), out);
+      return;
+    }
+    // In a ladder: the reference part once per frame for all the encodes.
+    const ReferenceCache::Object shared = cache_->take(cache_key_, index, [&] {
+      return ReferenceCache::Object(kernel_.compute_reference(reference.plane(0), tiles_));
+    });
+    const auto& frame = *static_cast<const vif::ReferenceFrame*>(shared.get());
+    scorer_.emit(index,
+                 kernel_.compute_pair(frame, reference.plane(0), distorted.plane(0), tiles_),
+                 out);
   }
 
   void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
+
+  void set_reference_cache(ReferenceCache* cache, const std::string& key) override {
+    cache_ = cache;
+    cache_key_ = key;
+  }
 
   bool needs_chroma() const override { return false; }
 
@@ -57,6 +73,8 @@ class VifExtractor final : public FeatureExtractor {
   vif::IntegerVifKernel kernel_;  // working buffers of this instance only
   VideoFormat format_{};
   TileRunner* tiles_ = nullptr;  // null: one thread
+  ReferenceCache* cache_ = nullptr;  // a ladder's shared reference work, or null
+  std::string cache_key_;            // this extractor's key in cache_
 };
 
 }  // namespace
