@@ -507,10 +507,17 @@ VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distort
 
 std::shared_ptr<ReferenceFrame> IntegerVifKernel::compute_reference(const Plane& reference,
                                                                     TileRunner* tiles) {
+  auto frame = std::make_shared<ReferenceFrame>();
+  compute_reference(reference, *frame, tiles);
+  return frame;
+}
+
+void IntegerVifKernel::compute_reference(const Plane& reference, ReferenceFrame& out,
+                                         TileRunner* tiles) {
   check_planes(reference, nullptr);
   TileRunner& runner = tiles ? *tiles : serial_tile_runner();
   if (slot_ws_.size() + 1 < runner.width()) slot_ws_.resize(runner.width() - 1);
-  auto frame = std::make_shared<ReferenceFrame>();
+  ReferenceFrame* frame = &out;
   frame->bit_depth = bit_depth_;
   frame->skip_scale0 = skip_scale0_;
   KernelInput in;
@@ -534,10 +541,10 @@ std::shared_ptr<ReferenceFrame> IntegerVifKernel::compute_reference(const Plane&
     }
     const std::size_t n = static_cast<std::size_t>(sc.width) * sc.height;
     const bool stat = s > 0 || !skip_scale0_;
-    if (stat) {
-      sc.mu1.resize(n);
-      sc.sigma1.resize(n);
-    }
+    // Every sample is written below: a recycled buffer of the size is kept.
+    sc.mu1.resize(stat ? n : 0);
+    sc.sigma1.resize(stat ? n : 0);
+    sc.sums = ScaleSums{};
     const RefRows rows_out{sc.mu1.data(), sc.sigma1.data(), sc.width};
     const bool down = s + 1 < kNumScales;
     ReferenceFrame::Scale* next = down ? &frame->scale[s + 1] : nullptr;
@@ -564,7 +571,6 @@ std::shared_ptr<ReferenceFrame> IntegerVifKernel::compute_reference(const Plane&
     });
     if (stat) sc.sums = add_sums(partial, count);
   }
-  return frame;
 }
 
 VifValues IntegerVifKernel::compute_pair(const ReferenceFrame& frame, const Plane& reference,

@@ -293,6 +293,11 @@ class IntegerVifKernel {
   /// Row tiles as in compute().
   std::shared_ptr<ReferenceFrame> compute_reference(const Plane& reference,
                                                     TileRunner* tiles = nullptr);
+  /// As above, into `frame` (its buffers are reused when they have the
+  /// sizes already, e.g. a frame recycled from an earlier compute_reference()
+  /// of this format: no allocation, no clearing).
+  void compute_reference(const Plane& reference, ReferenceFrame& frame,
+                         TileRunner* tiles = nullptr);
   /// The pair part: the frame's values from compute_reference()'s object of
   /// `reference` (computed by any instance with the same format and
   /// skip_scale0) and the planes. Equals compute(reference, distorted) bit
