@@ -21,6 +21,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_frames/bench_frames.h"
@@ -182,6 +183,30 @@ void BM_VifExtractor(benchmark::State& state, Source src, Level level) {
                                              benchmark::Counter::kIsRate);
 }
 
+// The kernel's fused pass (what a single job runs) and its two parts (a
+// ladder: the reference part once per frame, the pair part per encode).
+enum class KernelPass { fused, reference, pair };
+void BM_VifKernel(benchmark::State& state, Source src, Level level, KernelPass pass) {
+  const Frames& f = src.get();
+  vqe::vif::IntegerVifKernel kernel(100.0, false, level);
+  kernel.init(f.w, f.h, f.bits);
+  const auto frame = kernel.compute_reference(f.ref->plane(0));
+  vqe::vif::ReferenceFrame scratch = *frame;
+  for (auto _ : state) {
+    if (pass == KernelPass::fused) {
+      auto v = kernel.compute(f.ref->plane(0), f.dis->plane(0));
+      benchmark::DoNotOptimize(v);
+    } else if (pass == KernelPass::reference) {
+      // Into a recycled frame, as the extractor's pool does.
+      kernel.compute_reference(f.ref->plane(0), scratch);
+      benchmark::DoNotOptimize(scratch.scale[0].mu1.data());
+    } else {
+      auto v = kernel.compute_pair(*frame, f.ref->plane(0), f.dis->plane(0));
+      benchmark::DoNotOptimize(v);
+    }
+  }
+}
+
 const bool kRegistered = [] {
   std::vector<Source> sources = {{"1080p8", 1920, 1080, 8, false},
                                  {"2160p10", 3840, 2160, 10, false}};
@@ -207,6 +232,13 @@ const bool kRegistered = [] {
       benchmark::RegisterBenchmark(("BM_VifExtractor" + suffix).c_str(), BM_VifExtractor, s, level)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
+      for (auto [name, pass] : {std::pair{"Fused", KernelPass::fused},
+                                std::pair{"Reference", KernelPass::reference},
+                                std::pair{"Pair", KernelPass::pair}})
+        benchmark::RegisterBenchmark((std::string("BM_VifKernel") + name + suffix).c_str(),
+                                     BM_VifKernel, s, level, pass)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
     }
   return true;
 }();

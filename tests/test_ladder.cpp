@@ -180,5 +180,80 @@ TEST(Ladder, ReferenceShareKeepsValuesForAJobBehind) {
   EXPECT_EQ(share->reused(), 2ull * frames);
 }
 
+TEST(Ladder, TenBitLadderEqualsSeparateRuns) {
+  // A 10-bit reference against two encodes (one file twice, and the
+  // reference itself), VMAF (VIF's reference work shared) with 0, 1, 2 and 4
+  // threads (tiles at 4: 2 per job).
+  VQE_REQUIRE_SHARED(shared);
+  const auto clips = shared / "testdata/clips";
+  const auto ref = clips / "ref/ciscovt2people_320x192_420p10_9f.y4m";
+  const std::vector<std::filesystem::path> encodes = {
+      clips / "dist/ciscovt2people_320x192_420p10_9f__x265_crf30.y4m",
+      clips / "dist/ciscovt2people_320x192_420p10_9f__x265_crf30.y4m", ref};
+  for (const unsigned threads : {0u, 1u, 2u, 4u}) {
+    JobConfig config = vmaf_and_psnr(threads);
+    auto reference = open_video(ref.string(), nullptr);
+    std::vector<std::unique_ptr<FrameSource>> sources;
+    std::vector<FrameSource*> pointers;
+    for (const auto& e : encodes) {
+      sources.push_back(open_video(e.string(), nullptr));
+      pointers.push_back(sources.back().get());
+    }
+    const std::vector<LadderOutcome> outcomes = run_ladder(*reference, pointers, config);
+    ASSERT_EQ(outcomes.size(), encodes.size());
+    for (std::size_t i = 0; i < encodes.size(); ++i) {
+      ASSERT_TRUE(outcomes[i].result) << outcomes[i].error;
+      const JobResult alone = test::run_pair(ref, encodes[i], config);
+      EXPECT_EQ(outcomes[i].result->frames, 9u);
+      expect_same(outcomes[i].result->features, alone.features,
+                  encodes[i].filename().string() + " threads " + std::to_string(threads));
+    }
+  }
+}
+
+TEST(Ladder, ReferenceShareComputesVifReferenceWorkOncePerFrame) {
+  // Three jobs holding one share, fed the same reference: VIF's reference
+  // part (every scale's filtered reference statistics and decimation) is
+  // computed once per frame and taken twice, at 8 and 10 bits, with 0 to 4
+  // workers per job (tiles) and both skip_scale0 settings; every value
+  // equals a job without the share.
+  for (const int bits : {8, 10}) {
+    const VideoFormat format{352, 288, bits, ChromaFormat::k420};
+    const unsigned frames = 5;
+    std::vector<Picture> refs;
+    for (unsigned i = 0; i < frames; ++i)
+      refs.push_back(test::synthetic_picture(format, 500 + i, test::Fill::smooth));
+    for (const unsigned base_threads : {0u, 2u}) {
+      auto share = std::make_shared<ReferenceShare>(3);
+      std::vector<FeatureCollector> shared_results, alone_results;
+      for (const bool with_share : {true, false}) {
+        std::vector<std::unique_ptr<Job>> jobs;
+        for (unsigned j = 0; j < 3; ++j) {
+          JobConfig c;
+          c.features.push_back({"vif", {}});
+          c.features.push_back({"vif", {{"vif_skip_scale0", "true"}, {"vif_enhn_gain_limit", "1.5"}}});
+          c.threads = base_threads + j;  // 0..2 or 2..4 workers
+          if (with_share) c.reference_share = share;
+          jobs.push_back(std::make_unique<Job>(c));
+        }
+        for (unsigned i = 0; i < frames; ++i)
+          for (unsigned j = 0; j < 3; ++j) {
+            const Picture dist = test::distort_picture(refs[i], 11 * i + j, 10 + 15 * j);
+            jobs[j]->submit(view_of(refs[i]), view_of(dist));
+          }
+        for (auto& job : jobs)
+          (with_share ? shared_results : alone_results).push_back(job->finish().features);
+      }
+      const std::string what =
+          std::to_string(bits) + "-bit, threads from " + std::to_string(base_threads);
+      // Two extractors (two keys) per frame.
+      EXPECT_EQ(share->computed(), 2ull * frames) << what;
+      EXPECT_EQ(share->reused(), 4ull * frames) << what;
+      for (unsigned j = 0; j < 3; ++j)
+        expect_same(shared_results[j], alone_results[j], what + ", job " + std::to_string(j));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vqe

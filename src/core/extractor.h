@@ -16,6 +16,23 @@
 
 namespace vqe {
 
+/// Per-frame objects computed from the reference pictures alone, shared by
+/// the jobs of a ladder (JobConfig::reference_share): each job hands its
+/// non-temporal extractors one (set_reference_cache). Thread-safe.
+class ReferenceCache {
+ public:
+  /// An immutable object of the extractor that made it (type known by key).
+  using Object = std::shared_ptr<const void>;
+  virtual ~ReferenceCache() = default;
+  /// Frame `index`'s object under `key` (the extractor's name and options):
+  /// taken from another job of the ladder that computed it, else computed by
+  /// `compute` (jobs asking meanwhile wait for it). The share keeps it until
+  /// every job of the ladder took it, so memory follows the frames in flight.
+  /// An exception from `compute` propagates.
+  virtual Object take(const std::string& key, unsigned index,
+                      const std::function<Object()>& compute) = 0;
+};
+
 /// One metric's computation over reference/distorted picture pairs.
 ///
 /// Life cycle: construct with validated options; init() once with the video
@@ -47,6 +64,17 @@ class FeatureExtractor {
   /// Called after init(), before the first frame; `runner` outlives the
   /// job. Extractors that do not tile ignore it (the default).
   virtual void set_tile_runner(TileRunner* runner) { (void)runner; }
+
+  /// Gives a non-temporal extractor the ladder's cache of reference-only
+  /// work (see ReferenceCache) and its key there, so that extract() may take
+  /// its per-frame reference part from it instead of computing it; the
+  /// values must be the same bits either way. Called after init(), before
+  /// the first frame, only for jobs of a ladder; `cache` outlives the
+  /// extractor. Extractors without reference-only work ignore it (the
+  /// default).
+  virtual void set_reference_cache(ReferenceCache* cache, const std::string& key) {
+    (void)cache, (void)key;
+  }
 
   /// True if extract() needs the previous frames (frames arrive in order on
   /// one instance). Temporal extractors also run on every frame under

@@ -178,6 +178,23 @@ class JobState {
   bool left_share_ = false;
   unsigned share_id_ = 0;  // this job's id in config_.reference_share
   void leave_share();
+  /// This job's side of config_.reference_share as the non-temporal
+  /// extractors' ReferenceCache (null without a share).
+  class ShareCache final : public ReferenceCache {
+   public:
+    explicit ShareCache(JobState& job) : job_(job) {}
+    Object take(const std::string& key, unsigned index,
+                const std::function<Object()>& compute) override {
+      return job_.take_shared_object(key, index, compute);
+    }
+
+   private:
+    JobState& job_;
+  };
+  ReferenceCache::Object take_shared_object(const std::string& key, unsigned index,
+                                            const std::function<ReferenceCache::Object()>& compute);
+  std::unique_ptr<ShareCache> share_cache_;
+  std::vector<std::string> parallel_keys_;  // request keys of parallel_
   unsigned max_pair_distance_ = 0;
   /// The last max_pair_distance_ submitted slots, oldest first, each held
   /// (refs) until the frame max_pair_distance_ later is submitted.
@@ -252,7 +269,10 @@ JobState::JobState(JobConfig config) : config_(std::move(config)) {
   if (config_.models.empty() && config_.features.empty())
     throw Error("nothing to compute: the job has no model and no feature");
   build_requests();
-  if (config_.reference_share) share_id_ = config_.reference_share->impl_->join();
+  if (config_.reference_share) {
+    share_id_ = config_.reference_share->impl_->join();
+    share_cache_ = std::make_unique<ShareCache>(*this);
+  }
 }
 
 JobState::~JobState() {
@@ -260,6 +280,12 @@ JobState::~JobState() {
   for (auto& t : threads_)
     if (t.joinable()) t.join();
   leave_share();
+}
+
+ReferenceCache::Object JobState::take_shared_object(
+    const std::string& key, unsigned index,
+    const std::function<ReferenceCache::Object()>& compute) {
+  return config_.reference_share->impl_->take_object(key, index, share_id_, compute);
 }
 
 void JobState::leave_share() {
@@ -453,9 +479,11 @@ void JobState::start(const VideoFormat& format) {
   for (std::size_t i = 0; i < extractors_.size(); ++i) {
     FeatureExtractor* e = extractors_[i].get();
     e->init(format);
-    if (!e->temporal())
+    if (!e->temporal()) {
       parallel_.push_back(e);
-    else if (const unsigned d = e->pair_distance(); d > 0) {
+      parallel_keys_.push_back(cpu_keys[i]);
+      if (share_cache_) e->set_reference_cache(share_cache_.get(), cpu_keys[i]);
+    } else if (const unsigned d = e->pair_distance(); d > 0) {
       if (d > FeatureExtractor::kMaxPairDistance)
         throw Error(fmt::format("internal: pair distance {} above the limit", d));
       pairwise_.push_back(e);
@@ -707,10 +735,13 @@ void JobState::run_item(void* item, ThreadExtractors& mine) {
   if (mine.own.empty() && !(parallel_.empty() && pairwise_.empty())) {
     try {
       for (const auto* list : {&parallel_, &pairwise_})
-        for (FeatureExtractor* p : *list) {
+        for (std::size_t k = 0; k < list->size(); ++k) {
+          FeatureExtractor* p = (*list)[k];
           mine.own.push_back(p->clone());
           mine.own.back()->init(format_);
           mine.own.back()->set_tile_runner(scheduler_.get());
+          if (share_cache_ && list == &parallel_)
+            mine.own.back()->set_reference_cache(share_cache_.get(), parallel_keys_[k]);
           (list == &parallel_ ? mine.parallel : mine.pairwise).push_back(mine.own.back().get());
         }
     } catch (...) {

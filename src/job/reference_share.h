@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
 // The inside of vqe::ReferenceShare (vqe/job.h): per (extractor, frame)
-// values of reference-only pairwise extractors, computed by the first job of
-// a ladder that needs them and taken by the others.
+// values of reference-only pairwise extractors, and per (extractor, frame)
+// reference objects of non-temporal extractors (ReferenceCache: VIF's
+// reference statistics), computed by the first job of a ladder that needs
+// them and taken by the others.
 
 #include <condition_variable>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -20,6 +23,7 @@ namespace vqe {
 
 struct ReferenceShare::Impl {
   using Values = FeatureExtractor::PairValues;
+  using Object = ReferenceCache::Object;
 
   /// A job starts holding the share: returns its id (for take and leave).
   unsigned join() {
@@ -34,23 +38,68 @@ struct ReferenceShare::Impl {
   /// it then compute for themselves.
   template <typename Compute>
   Values take(const std::string& key, unsigned index, unsigned job, Compute&& compute) {
+    return take_field(key, index, job, &Entry::values, compute);
+  }
+
+  /// As take(), for an extractor's opaque per-frame reference object
+  /// (ReferenceCache): one object per (key, index), kept until every job
+  /// holding the share took it.
+  template <typename Compute>
+  Object take_object(const std::string& key, unsigned index, unsigned job, Compute&& compute) {
+    return take_field(key, index, job, &Entry::object, compute);
+  }
+
+  /// Job `job` finished or was dropped: values are no longer kept for it
+  /// (a value it took still waits for the jobs that have not).
+  void leave(unsigned job) {
+    std::vector<Entry> dropped;  // freed after the mutex is unlocked
+    std::lock_guard lock(mutex);
+    if (!left.insert(job).second) return;
+    if (jobs > 0) --jobs;
+    for (auto it = entries.begin(); it != entries.end();) {
+      if (it->second.ready && taken_by_all(it->second)) {
+        dropped.push_back(std::move(it->second));
+        it = entries.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  struct Entry {
+    bool ready = false;
+    std::vector<unsigned> takers;  // ids of the jobs that took the values
+    Values values;                 // take()'s
+    Object object;                 // take_object()'s
+  };
+
+  /// take() and take_object(): the entry's `field`. An object released by
+  /// the share (the last job took it) is dropped after the mutex is
+  /// unlocked, so that freeing a large object does not hold up other jobs.
+  template <typename T, typename Compute>
+  T take_field(const std::string& key, unsigned index, unsigned job, T Entry::*field,
+               Compute& compute) {
     const std::pair<std::string, unsigned> id{key, index};
+    Entry dropped;  // destroyed after `lock`
     std::unique_lock lock(mutex);
     for (;;) {
       auto it = entries.find(id);
       if (it == entries.end()) break;
       if (it->second.ready) {
-        const Values v = it->second.values;
+        T v = it->second.*field;
         ++reused;
         it->second.takers.push_back(job);
-        if (taken_by_all(it->second)) entries.erase(it);
+        if (taken_by_all(it->second)) {
+          dropped = std::move(it->second);
+          entries.erase(it);
+        }
         return v;
       }
       cv.wait(lock);  // another job is computing it
     }
     entries.emplace(id, Entry{});
     lock.unlock();
-    Values v;
+    T v;
     try {
       v = compute();
     } catch (...) {
@@ -62,29 +111,16 @@ struct ReferenceShare::Impl {
     lock.lock();
     ++computed;
     Entry& e = entries[id];
-    e.values = v;
+    e.*field = v;
     e.ready = true;
     e.takers.push_back(job);
-    if (taken_by_all(e)) entries.erase(id);
+    if (taken_by_all(e)) {
+      dropped = std::move(e);
+      entries.erase(id);
+    }
     cv.notify_all();
     return v;
   }
-
-  /// Job `job` finished or was dropped: values are no longer kept for it
-  /// (a value it took still waits for the jobs that have not).
-  void leave(unsigned job) {
-    std::lock_guard lock(mutex);
-    if (!left.insert(job).second) return;
-    if (jobs > 0) --jobs;
-    for (auto it = entries.begin(); it != entries.end();)
-      it = it->second.ready && taken_by_all(it->second) ? entries.erase(it) : std::next(it);
-  }
-
-  struct Entry {
-    bool ready = false;
-    std::vector<unsigned> takers;  // ids of the jobs that took the values
-    Values values;
-  };
   /// True when every job still holding the share has taken `e` (a job that
   /// left does not count, whether it took it or not). Under `mutex`.
   bool taken_by_all(const Entry& e) const {

@@ -90,6 +90,23 @@ std::vector<LadderOutcome> run_ladder(FrameSource& reference,
                                     "frames",
                                     ended.path(), ended_frames, other.path(), scored));
   };
+  // An encode's job ends: its result (or error) goes to `outcome` and the
+  // job, which leaves the share, is released.
+  std::vector<LadderOutcome> outcomes(count);
+  const auto close = [&](Encode& e, LadderOutcome& outcome) {
+    if (!e.job) return;
+    if (e.job->frames_submitted() == 0) {
+      e.error = fmt::format("no frames to score: {} or {} holds no frame after skipping",
+                            reference.path(), e.source->path());
+    } else {
+      try {
+        outcome.result = e.job->finish();
+      } catch (const Error& error) {
+        e.error = error.what();
+      }
+    }
+    e.job.reset();
+  };
   const auto live = [&] {
     return std::any_of(encodes.begin(), encodes.end(),
                        [](const Encode& e) { return e.job && !e.ended; });
@@ -116,7 +133,8 @@ std::vector<LadderOutcome> run_ladder(FrameSource& reference,
       }
       break;
     }
-    for (Encode& e : encodes) {
+    for (unsigned i = 0; i < count; ++i) {
+      Encode& e = encodes[i];
       if (!e.job || e.ended) continue;
       try {
         JobFrame frame = e.job->acquire();
@@ -124,6 +142,10 @@ std::vector<LadderOutcome> run_ladder(FrameSource& reference,
         if (!e.source->read_planes(frame.distorted(), planes)) {
           e.ended = true;
           warn(*e.source, e.source->frames_read(), reference, index);
+          // Finished now, so that it leaves the share: the others' shared
+          // reference work of later frames is not kept for it.
+          frame = JobFrame();
+          close(e, outcomes[i]);
           continue;
         }
         e.job->submit(std::move(frame));
@@ -134,23 +156,9 @@ std::vector<LadderOutcome> run_ladder(FrameSource& reference,
     if (config.on_progress) config.on_progress(index + 1);
   }
 
-  std::vector<LadderOutcome> outcomes(count);
   for (unsigned i = 0; i < count; ++i) {
-    Encode& e = encodes[i];
-    if (e.job) {
-      if (e.job->frames_submitted() == 0) {
-        fail(e, fmt::format("no frames to score: {} or {} holds no frame after skipping",
-                            reference.path(), e.source->path()));
-      } else {
-        try {
-          outcomes[i].result = e.job->finish();
-        } catch (const Error& error) {
-          e.error = error.what();
-        }
-        e.job.reset();
-      }
-    }
-    outcomes[i].error = e.error;
+    close(encodes[i], outcomes[i]);
+    outcomes[i].error = encodes[i].error;
   }
   return outcomes;
 }

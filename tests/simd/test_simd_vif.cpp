@@ -137,6 +137,92 @@ void check_scale(const PlanePair& p, int scale, int bit_depth, Content c, double
   }
 }
 
+// The split statistic (reference part, pair part) and the one-sided
+// subsampling at every level, scalar included, against the fused scalar
+// reference: the reference rows equal the scalar reference part's, the two
+// parts' sums add up to the fused sums, whole or cut into two row ranges
+// (as tiles cut them), and each side's subsampling equals the two-sided one.
+void check_split(const PlanePair& p, int scale, int bit_depth, Content c, double gain_limit) {
+  const bool eight_bit = scale == 0 && bit_depth == 8;
+  const KernelInput in = p.input(eight_bit);
+  Workspace ws;
+  ws.init(p.w);
+  const ScaleSums expect = statistic_scalar(in, scale, bit_depth, gain_limit, ws);
+  const std::size_t n = static_cast<std::size_t>(p.w) * p.h;
+  std::vector<std::uint32_t> exp_mu1(n);
+  std::vector<std::int32_t> exp_sigma1(n);
+  const RefRows exp_rows{exp_mu1.data(), exp_sigma1.data(), p.w};
+  KernelInput ref_only = in;
+  ref_only.dis = nullptr;  // the reference part must not read it
+  const ScaleSums exp_ref = ref_statistic_scalar(ref_only, scale, bit_depth, ws, exp_rows);
+  EXPECT_EQ(exp_ref.num_log, 0);
+  EXPECT_EQ(exp_ref.num_non_log, 0);
+  const ScaleSums exp_pair = pair_statistic_scalar(in, scale, bit_depth, gain_limit, ws, exp_rows);
+  EXPECT_EQ(exp_pair.den_log, 0);
+  EXPECT_EQ(exp_pair.den_non_log, 0);
+  const std::string base = describe(Level::scalar, p.w, p.h, bit_depth, scale, c, gain_limit);
+  EXPECT_EQ(exp_ref.den_log, expect.den_log) << base;
+  EXPECT_EQ(exp_ref.den_non_log, expect.den_non_log) << base;
+  EXPECT_EQ(exp_pair.num_log, expect.num_log) << base;
+  EXPECT_EQ(exp_pair.num_non_log, expect.num_non_log) << base;
+
+  const std::size_t out_n = static_cast<std::size_t>(p.w / 2) * (p.h / 2);
+  std::vector<std::uint16_t> exp_sub_ref(out_n), exp_sub_dis(out_n);
+  if (scale < kNumScales - 1)
+    subsample_scalar(in, scale, bit_depth, ws, exp_sub_ref.data(), exp_sub_dis.data());
+
+  for (Level l : simd::available_levels()) {
+    const VifDsp& dsp = vif_dsp(l);
+    const std::string what = describe(l, p.w, p.h, bit_depth, scale, c, gain_limit);
+    Workspace ws2;
+    ws2.init(p.w);
+    // Whole, then in two row ranges.
+    for (int cut : {p.h, p.h / 2}) {
+      std::vector<std::uint32_t> mu1(n, 0xDEADBEEFu);
+      std::vector<std::int32_t> sigma1(n, -12345);
+      const RefRows rows{mu1.data(), sigma1.data(), p.w};
+      ScaleSums ref_sum, pair_sum;
+      for (auto [a, b] : {std::pair{0, cut}, std::pair{cut, p.h}}) {
+        if (a == b) continue;
+        KernelInput part = ref_only;
+        part.row_begin = a;
+        part.row_end = b;
+        const ScaleSums r = dsp.ref_statistic(part, scale, bit_depth, ws2, rows);
+        ref_sum.den_log += r.den_log;
+        ref_sum.den_non_log += r.den_non_log;
+        ref_sum.num_log += r.num_log;
+        ref_sum.num_non_log += r.num_non_log;
+      }
+      EXPECT_EQ(mu1, exp_mu1) << what << " cut " << cut;
+      EXPECT_EQ(sigma1, exp_sigma1) << what << " cut " << cut;
+      EXPECT_EQ(ref_sum, exp_ref) << what << " cut " << cut;
+      // The pair part on the scalar reference part's rows (any level's
+      // rows are the same).
+      for (auto [a, b] : {std::pair{0, cut}, std::pair{cut, p.h}}) {
+        if (a == b) continue;
+        KernelInput part = in;
+        part.row_begin = a;
+        part.row_end = b;
+        const ScaleSums r = dsp.pair_statistic(part, scale, bit_depth, gain_limit, ws2, exp_rows);
+        pair_sum.den_log += r.den_log;
+        pair_sum.den_non_log += r.den_non_log;
+        pair_sum.num_log += r.num_log;
+        pair_sum.num_non_log += r.num_non_log;
+      }
+      EXPECT_EQ(pair_sum, exp_pair) << what << " cut " << cut;
+    }
+    if (scale < kNumScales - 1) {
+      std::vector<std::uint16_t> got_ref(out_n, 0xABCD), got_dis(out_n, 0xABCD);
+      dsp.subsample(ref_only, scale, bit_depth, ws2, got_ref.data(), nullptr);
+      KernelInput dis_only = in;
+      dis_only.ref = nullptr;
+      dsp.subsample(dis_only, scale, bit_depth, ws2, nullptr, got_dis.data());
+      EXPECT_EQ(got_ref, exp_sub_ref) << what << " reference side";
+      EXPECT_EQ(got_dis, exp_sub_dis) << what << " distorted side";
+    }
+  }
+}
+
 TEST(SimdVif, LevelsUnderTest) {
   std::string names;
   for (Level l : simd::available_levels()) names += std::string(simd::level_name(l)) + " ";
@@ -159,6 +245,9 @@ TEST(SimdVif, KernelsAllWidths) {
         const int scale = 1 + w % 3;
         const PlanePair p1 = make_planes(w, h, 16, Content::random, seed++);
         check_scale(p1, scale, bits, Content::random, 100.0);
+        check_split(p0, 0, bits, Content::random, 100.0);
+        check_split(s0, 0, bits, Content::smooth, 100.0);
+        check_split(p1, scale, bits, Content::random, 100.0);
       }
 }
 
@@ -174,9 +263,11 @@ TEST(SimdVif, KernelsOddSizesAndContents) {
         for (int scale = 0; scale < kNumScales; ++scale) {
           const PlanePair p = make_planes(w, h, scale == 0 ? bits : 16, c, seed++);
           check_scale(p, scale, bits, c, 100.0);
+          check_split(p, scale, bits, c, 100.0);
           if (c == Content::smooth || c == Content::extreme) {
             check_scale(p, scale, bits, c, 1.0);
             check_scale(p, scale, bits, c, 1.5);
+            check_split(p, scale, bits, c, 1.5);
           }
         }
   }
@@ -193,6 +284,7 @@ TEST(SimdVif, KernelsWideRows) {
         const int w = 1920 >> scale;
         const PlanePair p = make_planes(w + scale, 20, scale == 0 ? bits : 16, c, seed++);
         check_scale(p, scale, bits, c, 100.0);
+        check_split(p, scale, bits, c, 100.0);
       }
 }
 
@@ -232,6 +324,76 @@ TEST(SimdVif, ExtractorMatchesScalar) {
         }
       }
     }
+}
+
+}  // namespace
+}  // namespace vqe::vif
+
+namespace vqe::vif {
+namespace {
+
+// Runs tiles one after another on the calling thread, as if 4 threads took
+// them (slots 0..3), so that tiles and per-slot workspaces are exercised.
+class SerialTiles final : public TileRunner {
+ public:
+  unsigned width() const override { return 4; }
+  void run(unsigned tiles, TileFn fn) override {
+    for (unsigned t = 0; t < tiles; ++t) fn(t, t % 4);
+  }
+};
+
+// IntegerVifKernel in two parts (the ladder's shared reference work):
+// compute_pair(compute_reference()) equals compute() bit for bit, with the
+// reference part made at any level and the pair part at any other, with and
+// without tiles, at every depth and for both skip_scale0 settings.
+TEST(SimdVif, ReferencePartThenPairEqualsFused) {
+  const std::vector<Level> levels = simd::available_levels();
+  SerialTiles tiles;
+  std::uint32_t seed = 900;
+  for (int bits : {8, 10, 12, 16})
+    for (auto [w, h] : {std::pair{67, 70}, std::pair{333, 130}})
+      for (bool skip0 : {false, true}) {
+        const PlanePair p = make_planes(w, h, bits, Content::smooth, seed++);
+        Plane ref, dis;
+        ref.width = dis.width = w;
+        ref.height = dis.height = h;
+        const std::ptrdiff_t sample = bits == 8 ? 1 : 2;
+        ref.stride = dis.stride = p.stride * sample;
+        const auto bytes = [](const auto& v) {
+          return reinterpret_cast<std::uint8_t*>(const_cast<void*>(static_cast<const void*>(v.data())));
+        };
+        ref.data = bits == 8 ? bytes(p.ref8) : bytes(p.ref16);
+        dis.data = bits == 8 ? bytes(p.dis8) : bytes(p.dis16);
+        IntegerVifKernel fused(100.0, skip0, Level::scalar);
+        fused.init(w, h, bits);
+        const VifValues expect = fused.compute(ref, dis);
+        for (Level a : levels)
+          for (Level b : levels)
+            for (TileRunner* runner : {static_cast<TileRunner*>(nullptr),
+                                       static_cast<TileRunner*>(&tiles)}) {
+              IntegerVifKernel ka(100.0, skip0, a), kb(100.0, skip0, b);
+              ka.init(w, h, bits);
+              kb.init(w, h, bits);
+              const auto frame = ka.compute_reference(ref, runner);
+              const VifValues got = kb.compute_pair(*frame, ref, dis, runner);
+              for (int s = 0; s < kNumScales; ++s) {
+                const std::string what = std::string(simd::level_name(a)) + "/" +
+                                         simd::level_name(b) + " " + std::to_string(w) + "x" +
+                                         std::to_string(h) + " bits " + std::to_string(bits) +
+                                         " skip0 " + std::to_string(skip0) + " tiles " +
+                                         std::to_string(runner != nullptr) + " scale " +
+                                         std::to_string(s);
+                EXPECT_EQ(got.scale[s].num, expect.scale[s].num) << what;
+                EXPECT_EQ(got.scale[s].den, expect.scale[s].den) << what;
+              }
+              // The fused path after the split one (shared workspaces) too.
+              const VifValues again = kb.compute(ref, dis, runner);
+              for (int s = 0; s < kNumScales; ++s) {
+                EXPECT_EQ(again.scale[s].num, expect.scale[s].num);
+                EXPECT_EQ(again.scale[s].den, expect.scale[s].den);
+              }
+            }
+      }
 }
 
 }  // namespace

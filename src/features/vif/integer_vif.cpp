@@ -131,13 +131,22 @@ inline void pad_row(std::uint32_t* row, int n, int half) {
   }
 }
 
+// Which part of the statistic a pass computes: all of it (the fused pass),
+// the reference part (ref_statistic) or the pair part (pair_statistic).
+enum class Part { all, ref, pair };
+
 // One scale's VIF numerator and denominator (libvmaf vif_statistic_16; the
 // 8-bit scale-0 variant vif_statistic_8 is the same arithmetic with
-// bpc = 8, whose sums fit the 32-bit accumulators it uses).
-template <typename T>
+// bpc = 8, whose sums fit the 32-bit accumulators it uses). Part::ref
+// computes only the reference's quantities (mu1, xx) and writes them to
+// `rows`; Part::pair takes them from `rows` and computes the rest.
+template <Part part, typename T>
 ScaleSums statistic_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                          std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                         double gain_limit, Workspace& ws, int row_begin, int row_end) {
+                         double gain_limit, Workspace& ws, int row_begin, int row_end,
+                         const RefRows* rows) {
+  constexpr bool kRef = part != Part::pair;  // computes the reference's quantities
+  constexpr bool kDis = part != Part::ref;   // computes those that need the distorted
   const int fw = kFilterWidth[scale];
   const int half = fw / 2;
   const std::uint16_t* filt = kFilters[scale];
@@ -172,7 +181,7 @@ ScaleSums statistic_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
     for (int fi = 0; fi < fw; ++fi) {
       const std::ptrdiff_t r = reflect101(i - half + fi, h);
       ref_rows[fi] = ref + r * ref_stride;
-      dis_rows[fi] = dis + r * dis_stride;
+      if constexpr (kDis) dis_rows[fi] = dis + r * dis_stride;
     }
     // Vertical filter of the samples, their squares and their product.
     for (int j = 0; j < w; ++j) {
@@ -181,23 +190,36 @@ ScaleSums statistic_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
       for (int fi = 0; fi < fw; ++fi) {
         const std::uint32_t c = filt[fi];
         const std::uint32_t x = ref_rows[fi][j];
-        const std::uint32_t y = dis_rows[fi][j];
         const std::uint32_t cx = c * x;
-        const std::uint32_t cy = c * y;
-        acc_mu1 += cx;
-        acc_mu2 += cy;
-        acc_xx += std::uint64_t{cx} * x;
-        acc_yy += std::uint64_t{cy} * y;
-        acc_xy += std::uint64_t{cx} * y;
+        if constexpr (kRef) {
+          acc_mu1 += cx;
+          acc_xx += std::uint64_t{cx} * x;
+        }
+        if constexpr (kDis) {
+          const std::uint32_t y = dis_rows[fi][j];
+          const std::uint32_t cy = c * y;
+          acc_mu2 += cy;
+          acc_yy += std::uint64_t{cy} * y;
+          acc_xy += std::uint64_t{cx} * y;
+        }
       }
-      mu1[j] = static_cast<std::uint16_t>((acc_mu1 + round_mu) >> shift_mu);
-      mu2[j] = static_cast<std::uint16_t>((acc_mu2 + round_mu) >> shift_mu);
-      xx[j] = static_cast<std::uint32_t>((acc_xx + round_sq) >> shift_sq);
-      yy[j] = static_cast<std::uint32_t>((acc_yy + round_sq) >> shift_sq);
-      xy[j] = static_cast<std::uint32_t>((acc_xy + round_sq) >> shift_sq);
+      if constexpr (kRef) {
+        mu1[j] = static_cast<std::uint16_t>((acc_mu1 + round_mu) >> shift_mu);
+        xx[j] = static_cast<std::uint32_t>((acc_xx + round_sq) >> shift_sq);
+      }
+      if constexpr (kDis) {
+        mu2[j] = static_cast<std::uint16_t>((acc_mu2 + round_mu) >> shift_mu);
+        yy[j] = static_cast<std::uint32_t>((acc_yy + round_sq) >> shift_sq);
+        xy[j] = static_cast<std::uint32_t>((acc_xy + round_sq) >> shift_sq);
+      }
     }
-    for (std::uint32_t* row : {mu1, mu2, xx, yy, xy}) pad_row(row, w, half);
+    if constexpr (kRef)
+      for (std::uint32_t* row : {mu1, xx}) pad_row(row, w, half);
+    if constexpr (kDis)
+      for (std::uint32_t* row : {mu2, yy, xy}) pad_row(row, w, half);
 
+    std::uint32_t* row_mu1 = rows ? rows->mu1 + i * rows->stride : nullptr;
+    std::int32_t* row_sigma1 = rows ? rows->sigma1 + i * rows->stride : nullptr;
     // Horizontal filter, then the per-pixel VIF terms.
     for (int j = 0; j < w; ++j) {
       std::uint32_t acc_mu1 = 0, acc_mu2 = 0;
@@ -205,35 +227,56 @@ ScaleSums statistic_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
       for (int fj = 0; fj < fw; ++fj) {
         const std::uint32_t c = filt[fj];
         const int k = j - half + fj;
-        acc_mu1 += c * mu1[k];
-        acc_mu2 += c * mu2[k];
-        acc_xx += std::uint64_t{c} * xx[k];
-        acc_yy += std::uint64_t{c} * yy[k];
-        acc_xy += std::uint64_t{c} * xy[k];
+        if constexpr (kRef) {
+          acc_mu1 += c * mu1[k];
+          acc_xx += std::uint64_t{c} * xx[k];
+        }
+        if constexpr (kDis) {
+          acc_mu2 += c * mu2[k];
+          acc_yy += std::uint64_t{c} * yy[k];
+          acc_xy += std::uint64_t{c} * xy[k];
+        }
       }
-      // Means are kept at 32 bits; their products are rounded back to the
-      // 16-bit-fraction domain of the filtered second moments.
-      const std::uint32_t mu1_sq =
-          static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu1 + 2147483648u) >> 32);
+      // Differences wrap in 32 bits and are read as signed, as in the reference.
+      std::int32_t sigma1_sq = 0;
+      if constexpr (kRef) {
+        // Means are kept at 32 bits; their products are rounded back to the
+        // 16-bit-fraction domain of the filtered second moments.
+        const std::uint32_t mu1_sq =
+            static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu1 + 2147483648u) >> 32);
+        const std::uint32_t xx_filt = static_cast<std::uint32_t>((acc_xx + 32768) >> 16);
+        sigma1_sq = static_cast<std::int32_t>(xx_filt - mu1_sq);
+      } else {
+        acc_mu1 = row_mu1[j];
+        sigma1_sq = row_sigma1[j];
+      }
+      if constexpr (part == Part::ref) {
+        row_mu1[j] = acc_mu1;
+        row_sigma1[j] = sigma1_sq;
+        if (sigma1_sq >= kSigmaNsq)
+          den_log += log2_32(static_cast<std::uint32_t>(sigma1_sq) +
+                             static_cast<std::uint32_t>(kSigmaNsq)) -
+                     2048 * 17;
+        else
+          den_non_log += 1;
+        continue;
+      }
       const std::uint32_t mu2_sq =
           static_cast<std::uint32_t>((std::uint64_t{acc_mu2} * acc_mu2 + 2147483648u) >> 32);
       const std::uint32_t mu1_mu2 =
           static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu2 + 2147483648u) >> 32);
-      const std::uint32_t xx_filt = static_cast<std::uint32_t>((acc_xx + 32768) >> 16);
       const std::uint32_t yy_filt = static_cast<std::uint32_t>((acc_yy + 32768) >> 16);
       const std::uint32_t xy_filt = static_cast<std::uint32_t>((acc_xy + 32768) >> 16);
-
-      // Differences wrap in 32 bits and are read as signed, as in the reference.
-      const std::int32_t sigma1_sq = static_cast<std::int32_t>(xx_filt - mu1_sq);
       std::int32_t sigma2_sq = static_cast<std::int32_t>(yy_filt - mu2_sq);
       const std::int32_t sigma12 = static_cast<std::int32_t>(xy_filt - mu1_mu2);
       sigma2_sq = std::max(sigma2_sq, 0);
 
       if (sigma1_sq >= kSigmaNsq) {
         // den term: 2048 * log2(1 + sigma1_sq / sigma_nsq).
-        den_log += log2_32(static_cast<std::uint32_t>(sigma1_sq) +
-                           static_cast<std::uint32_t>(kSigmaNsq)) -
-                   2048 * 17;
+        if constexpr (part == Part::all)
+          den_log += log2_32(static_cast<std::uint32_t>(sigma1_sq) +
+                             static_cast<std::uint32_t>(kSigmaNsq)) -
+                     2048 * 17;
         if (sigma12 > 0 && sigma2_sq > 0) {
           // num term: 2048 * log2(1 + g^2 sigma1_sq / (sv_sq + sigma_nsq)).
           const double eps = 65536 * 1.0e-10;
@@ -248,7 +291,7 @@ ScaleSums statistic_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
         }
       } else {
         num_non_log += sigma2_sq;
-        den_non_log += 1;
+        if constexpr (part == Part::all) den_non_log += 1;
       }
     }
   }
@@ -288,50 +331,67 @@ void subsample_impl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
     const int i = 2 * oi;
     for (int fi = 0; fi < fw; ++fi) {
       const std::ptrdiff_t r = reflect101(i - half + fi, h);
-      ref_rows[fi] = ref + r * ref_stride;
-      dis_rows[fi] = dis + r * dis_stride;
+      if (out_ref_img) ref_rows[fi] = ref + r * ref_stride;
+      if (out_dis_img) dis_rows[fi] = dis + r * dis_stride;
     }
-    for (int j = 0; j < w; ++j) {
-      std::uint32_t acc_ref = 0, acc_dis = 0;
-      for (int fi = 0; fi < fw; ++fi) {
-        const std::uint32_t c = filt[fi];
-        acc_ref += c * std::uint32_t{ref_rows[fi][j]};
-        acc_dis += c * std::uint32_t{dis_rows[fi][j]};
+    // One side at a time (the side's input and output, or skipped when its
+    // output is null).
+    for (int side = 0; side < 2; ++side) {
+      std::uint16_t* out_img = side == 0 ? out_ref_img : out_dis_img;
+      if (!out_img) continue;
+      const T* const* in_rows = side == 0 ? ref_rows : dis_rows;
+      std::uint32_t* conv = side == 0 ? conv_ref : conv_dis;
+      for (int j = 0; j < w; ++j) {
+        std::uint32_t acc = 0;
+        for (int fi = 0; fi < fw; ++fi) acc += std::uint32_t{filt[fi]} * std::uint32_t{in_rows[fi][j]};
+        conv[j] = static_cast<std::uint16_t>((acc + round) >> shift);
       }
-      conv_ref[j] = static_cast<std::uint16_t>((acc_ref + round) >> shift);
-      conv_dis[j] = static_cast<std::uint16_t>((acc_dis + round) >> shift);
-    }
-    pad_row(conv_ref, w, half);
-    pad_row(conv_dis, w, half);
-
-    std::uint16_t* out_ref = out_ref_img + static_cast<std::ptrdiff_t>(oi) * out_width;
-    std::uint16_t* out_dis = out_dis_img + static_cast<std::ptrdiff_t>(oi) * out_width;
-    for (int oj = 0; oj < out_width; ++oj) {
-      const int j = 2 * oj;
-      std::uint32_t acc_ref = 0, acc_dis = 0;
-      for (int fj = 0; fj < fw; ++fj) {
-        const std::uint32_t c = filt[fj];
-        acc_ref += c * conv_ref[j - half + fj];
-        acc_dis += c * conv_dis[j - half + fj];
+      pad_row(conv, w, half);
+      std::uint16_t* out = out_img + static_cast<std::ptrdiff_t>(oi) * out_width;
+      for (int oj = 0; oj < out_width; ++oj) {
+        const int j = 2 * oj;
+        std::uint32_t acc = 0;
+        for (int fj = 0; fj < fw; ++fj) acc += std::uint32_t{filt[fj]} * conv[j - half + fj];
+        out[oj] = static_cast<std::uint16_t>((acc + 32768) >> 16);
       }
-      out_ref[oj] = static_cast<std::uint16_t>((acc_ref + 32768) >> 16);
-      out_dis[oj] = static_cast<std::uint16_t>((acc_dis + 32768) >> 16);
     }
   }
 }
 
 }  // namespace
 
-ScaleSums statistic_scalar(const KernelInput& in, int scale, int bit_depth, double gain_limit,
-                           Workspace& ws) {
+namespace {
+
+template <Part part>
+ScaleSums statistic_part(const KernelInput& in, int scale, int bit_depth, double gain_limit,
+                         Workspace& ws, const RefRows* rows) {
   const int end = in.row_end < 0 ? in.height : in.row_end;
   if (in.eight_bit)
-    return statistic_impl(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
-                          static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width,
-                          in.height, scale, bit_depth, gain_limit, ws, in.row_begin, end);
-  return statistic_impl(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
-                        static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width,
-                        in.height, scale, bit_depth, gain_limit, ws, in.row_begin, end);
+    return statistic_impl<part>(static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
+                                static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width,
+                                in.height, scale, bit_depth, gain_limit, ws, in.row_begin, end,
+                                rows);
+  return statistic_impl<part>(static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
+                              static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width,
+                              in.height, scale, bit_depth, gain_limit, ws, in.row_begin, end,
+                              rows);
+}
+
+}  // namespace
+
+ScaleSums statistic_scalar(const KernelInput& in, int scale, int bit_depth, double gain_limit,
+                           Workspace& ws) {
+  return statistic_part<Part::all>(in, scale, bit_depth, gain_limit, ws, nullptr);
+}
+
+ScaleSums ref_statistic_scalar(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+                               const RefRows& out) {
+  return statistic_part<Part::ref>(in, scale, bit_depth, 1.0, ws, &out);
+}
+
+ScaleSums pair_statistic_scalar(const KernelInput& in, int scale, int bit_depth,
+                                double gain_limit, Workspace& ws, const RefRows& ref) {
+  return statistic_part<Part::pair>(in, scale, bit_depth, gain_limit, ws, &ref);
 }
 
 void subsample_scalar(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
@@ -347,13 +407,57 @@ void subsample_scalar(const KernelInput& in, int scale, int bit_depth, Workspace
                    scale, bit_depth, ws, out_ref, out_dis, in.row_begin, end);
 }
 
+Workspace& IntegerVifKernel::slot_workspace(unsigned slot) {
+  if (slot == 0) return ws_;
+  std::unique_ptr<Workspace>& own = slot_ws_[slot - 1];
+  if (!own) {
+    own = std::make_unique<Workspace>();
+    own->init(width_);
+  }
+  return *own;
+}
+
+void IntegerVifKernel::check_planes(const Plane& reference, const Plane* distorted) const {
+  if (width_ == 0) throw Error("vif: compute() called before init()");
+  if (reference.width < width_ || reference.height < height_ ||
+      (distorted && (distorted->width < width_ || distorted->height < height_)))
+    throw Error(fmt::format("vif: plane smaller than the initialised {}x{}", width_, height_));
+}
+
+namespace {
+
+// Per-tile sums, added in tile order after the scale (exact: integers).
+constexpr unsigned kMaxTiles = 256;
+
+// The tiles of one scale of `height` rows: a tile computes statistic rows
+// [a, b) and the subsampled rows [a/2, b/2) (the same input rows, while in
+// cache). At least 32 rows per tile keeps the per-tile set-up negligible.
+unsigned scale_tiles(TileRunner& runner, int height, int width) {
+  return std::min(kMaxTiles, runner.tile_count(height, 32, width));
+}
+
+// Output rows of the subsampling whose centre row 2*oi lies in `rows`.
+void subsample_rows(const TileRows& rows, int height, KernelInput& part) {
+  part.row_begin = (rows.begin + 1) / 2;
+  part.row_end = std::min((rows.end + 1) / 2, height / 2);
+}
+
+ScaleSums add_sums(const std::array<ScaleSums, kMaxTiles>& partial, unsigned count) {
+  ScaleSums sums;
+  for (unsigned t = 0; t < count; ++t) {
+    sums.num_log += partial[t].num_log;
+    sums.den_log += partial[t].den_log;
+    sums.num_non_log += partial[t].num_non_log;
+    sums.den_non_log += partial[t].den_non_log;
+  }
+  return sums;
+}
+
+}  // namespace
+
 VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distorted,
                                     TileRunner* tiles) {
-  if (width_ == 0) throw Error("vif: compute() called before init()");
-  if (reference.width < width_ || reference.height < height_ || distorted.width < width_ ||
-      distorted.height < height_)
-    throw Error(fmt::format("vif: plane smaller than the initialised {}x{}", width_, height_));
-
+  check_planes(reference, &distorted);
   TileRunner& runner = tiles ? *tiles : serial_tile_runner();
   if (slot_ws_.size() + 1 < runner.width()) slot_ws_.resize(runner.width() - 1);
   VifValues v;
@@ -366,8 +470,6 @@ VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distort
   in.width = width_;
   in.height = height_;
   in.eight_bit = bit_depth_ == 8;
-  // Per-tile sums, added in tile order after the scale (exact: integers).
-  constexpr unsigned kMaxTiles = 256;
   std::array<ScaleSums, kMaxTiles> partial;
   for (int s = 0; s < kNumScales; ++s) {
     if (s > 0) {
@@ -382,43 +484,151 @@ VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distort
     const bool stat = s > 0 || !skip_scale0_;
     const bool down = s + 1 < kNumScales;
     Image* next = down ? &images_[s + 1] : nullptr;
-    // A tile computes statistic rows [a, b) and the subsampled rows
-    // [a/2, b/2) (the same input rows, while in cache). At least 32 rows
-    // per tile keeps the per-tile set-up negligible.
-    const unsigned count = std::min(kMaxTiles, runner.tile_count(in.height, 32, in.width));
+    const unsigned count = scale_tiles(runner, in.height, in.width);
     runner.run(count, [&](unsigned tile, unsigned slot) {
-      Workspace* ws = &ws_;
-      if (slot > 0) {
-        std::unique_ptr<Workspace>& own = slot_ws_[slot - 1];
-        if (!own) {
-          own = std::make_unique<Workspace>();
-          own->init(width_);
-        }
-        ws = own.get();
-      }
+      Workspace& ws = slot_workspace(slot);
       const TileRows rows = tile_rows(tile, count, in.height);
       KernelInput part = in;
       if (stat) {
         part.row_begin = rows.begin;
         part.row_end = rows.end;
-        partial[tile] = dsp_.statistic(part, s, bit_depth_, enhn_gain_limit_, *ws);
+        partial[tile] = dsp_.statistic(part, s, bit_depth_, enhn_gain_limit_, ws);
       }
       if (down) {
-        // Output rows whose centre row 2*oi lies in [a, b).
-        part.row_begin = (rows.begin + 1) / 2;
-        part.row_end = std::min((rows.end + 1) / 2, in.height / 2);
+        subsample_rows(rows, in.height, part);
         if (part.row_begin < part.row_end)
-          dsp_.subsample(part, s, bit_depth_, *ws, next->ref.data(), next->dis.data());
+          dsp_.subsample(part, s, bit_depth_, ws, next->ref.data(), next->dis.data());
+      }
+    });
+    if (stat) v.scale[s] = scale_value(add_sums(partial, count));
+  }
+  return v;
+}
+
+std::shared_ptr<ReferenceFrame> IntegerVifKernel::compute_reference(const Plane& reference,
+                                                                    TileRunner* tiles) {
+  auto frame = std::make_shared<ReferenceFrame>();
+  compute_reference(reference, *frame, tiles);
+  return frame;
+}
+
+void IntegerVifKernel::compute_reference(const Plane& reference, ReferenceFrame& out,
+                                         TileRunner* tiles) {
+  check_planes(reference, nullptr);
+  TileRunner& runner = tiles ? *tiles : serial_tile_runner();
+  if (slot_ws_.size() + 1 < runner.width()) slot_ws_.resize(runner.width() - 1);
+  ReferenceFrame* frame = &out;
+  frame->bit_depth = bit_depth_;
+  frame->skip_scale0 = skip_scale0_;
+  KernelInput in;
+  in.ref = reference.data;
+  in.ref_stride = reference.stride / (bit_depth_ == 8 ? 1 : 2);
+  in.width = width_;
+  in.height = height_;
+  in.eight_bit = bit_depth_ == 8;
+  std::array<ScaleSums, kMaxTiles> partial;
+  for (int s = 0; s < kNumScales; ++s) {
+    ReferenceFrame::Scale& sc = frame->scale[s];
+    if (s > 0) {
+      in.ref = sc.image.data();
+      in.ref_stride = sc.width;
+      in.width = sc.width;
+      in.height = sc.height;
+      in.eight_bit = false;
+    } else {
+      sc.width = width_;
+      sc.height = height_;
+    }
+    const std::size_t n = static_cast<std::size_t>(sc.width) * sc.height;
+    const bool stat = s > 0 || !skip_scale0_;
+    // Every sample is written below: a recycled buffer of the size is kept.
+    sc.mu1.resize(stat ? n : 0);
+    sc.sigma1.resize(stat ? n : 0);
+    sc.sums = ScaleSums{};
+    const RefRows rows_out{sc.mu1.data(), sc.sigma1.data(), sc.width};
+    const bool down = s + 1 < kNumScales;
+    ReferenceFrame::Scale* next = down ? &frame->scale[s + 1] : nullptr;
+    if (next) {
+      next->width = sc.width / 2;
+      next->height = sc.height / 2;
+      next->image.resize(static_cast<std::size_t>(next->width) * next->height);
+    }
+    const unsigned count = scale_tiles(runner, in.height, in.width);
+    runner.run(count, [&](unsigned tile, unsigned slot) {
+      Workspace& ws = slot_workspace(slot);
+      const TileRows rows = tile_rows(tile, count, in.height);
+      KernelInput part = in;
+      if (stat) {
+        part.row_begin = rows.begin;
+        part.row_end = rows.end;
+        partial[tile] = dsp_.ref_statistic(part, s, bit_depth_, ws, rows_out);
+      }
+      if (down) {
+        subsample_rows(rows, in.height, part);
+        if (part.row_begin < part.row_end)
+          dsp_.subsample(part, s, bit_depth_, ws, next->image.data(), nullptr);
+      }
+    });
+    if (stat) sc.sums = add_sums(partial, count);
+  }
+}
+
+VifValues IntegerVifKernel::compute_pair(const ReferenceFrame& frame, const Plane& reference,
+                                         const Plane& distorted, TileRunner* tiles) {
+  check_planes(reference, &distorted);
+  if (frame.scale[0].width != width_ || frame.scale[0].height != height_ ||
+      frame.bit_depth != bit_depth_ || frame.skip_scale0 != skip_scale0_)
+    throw Error("vif: the shared reference work is of another format or setting");
+  TileRunner& runner = tiles ? *tiles : serial_tile_runner();
+  if (slot_ws_.size() + 1 < runner.width()) slot_ws_.resize(runner.width() - 1);
+  VifValues v;
+  const std::ptrdiff_t sample = bit_depth_ == 8 ? 1 : 2;
+  KernelInput in;
+  in.ref = reference.data;
+  in.dis = distorted.data;
+  in.ref_stride = reference.stride / sample;
+  in.dis_stride = distorted.stride / sample;
+  in.width = width_;
+  in.height = height_;
+  in.eight_bit = bit_depth_ == 8;
+  std::array<ScaleSums, kMaxTiles> partial;
+  for (int s = 0; s < kNumScales; ++s) {
+    const ReferenceFrame::Scale& sc = frame.scale[s];
+    if (s > 0) {
+      const Image& img = images_[s];
+      in.ref = sc.image.data();
+      in.dis = img.dis.data();
+      in.ref_stride = in.dis_stride = img.width;
+      in.width = img.width;
+      in.height = img.height;
+      in.eight_bit = false;
+    }
+    const bool stat = s > 0 || !skip_scale0_;
+    // Const by contract: the pair statistic only reads the rows.
+    const RefRows rows_in{const_cast<std::uint32_t*>(sc.mu1.data()),
+                          const_cast<std::int32_t*>(sc.sigma1.data()), sc.width};
+    const bool down = s + 1 < kNumScales;
+    Image* next = down ? &images_[s + 1] : nullptr;
+    const unsigned count = scale_tiles(runner, in.height, in.width);
+    runner.run(count, [&](unsigned tile, unsigned slot) {
+      Workspace& ws = slot_workspace(slot);
+      const TileRows rows = tile_rows(tile, count, in.height);
+      KernelInput part = in;
+      if (stat) {
+        part.row_begin = rows.begin;
+        part.row_end = rows.end;
+        partial[tile] = dsp_.pair_statistic(part, s, bit_depth_, enhn_gain_limit_, ws, rows_in);
+      }
+      if (down) {
+        subsample_rows(rows, in.height, part);
+        if (part.row_begin < part.row_end)
+          dsp_.subsample(part, s, bit_depth_, ws, nullptr, next->dis.data());
       }
     });
     if (stat) {
-      ScaleSums sums;
-      for (unsigned t = 0; t < count; ++t) {
-        sums.num_log += partial[t].num_log;
-        sums.den_log += partial[t].den_log;
-        sums.num_non_log += partial[t].num_non_log;
-        sums.den_non_log += partial[t].den_non_log;
-      }
+      ScaleSums sums = add_sums(partial, count);
+      sums.den_log += sc.sums.den_log;
+      sums.den_non_log += sc.sums.den_non_log;
       v.scale[s] = scale_value(sums);
     }
   }

@@ -186,21 +186,77 @@ ScaleSums statistic_scalar(const KernelInput& in, int scale, int bit_depth, doub
 /// Blurs scale `scale` (0..2) of `in` with scale + 1's filter and keeps the
 /// even rows and columns (libvmaf subsample_rd_8/16 + decimation), writing
 /// floor(w/2) x floor(h/2) samples to out_ref/out_dis (stride floor(w/2)).
-/// Scalar reference.
+/// A null out_ref (out_dis) skips the reference (distorted) side, whose
+/// input is then not read. Scalar reference.
 void subsample_scalar(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
                       std::uint16_t* out_ref, std::uint16_t* out_dis);
+/// The reference-only per-pixel results of one scale's statistic (the
+/// split statistic below): libvmaf's horizontally filtered reference mean
+/// before squaring (its 32-bit accumulator, mu1 in libvmaf's naming) and
+/// sigma1_sq = xx_filt - mu1_sq (the reference's variance, wrapped to int32
+/// as the reference does). Row r of the scale starts at mu1 + r * stride and
+/// sigma1 + r * stride; pixels in order. The pair part only reads them.
+struct RefRows {
+  std::uint32_t* mu1 = nullptr;
+  std::int32_t* sigma1 = nullptr;
+  std::ptrdiff_t stride = 0;
+};
+
+/// The reference part of statistic_scalar: for rows [in.row_begin,
+/// in.row_end) of `in.ref` (in.dis is not read), writes the rows of `out`
+/// and returns the sums that depend on the reference alone (den_log and
+/// den_non_log; num_log and num_non_log are 0). Scalar reference.
+ScaleSums ref_statistic_scalar(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+                               const RefRows& out);
+
+/// The pair part of statistic_scalar: for rows [in.row_begin, in.row_end),
+/// the sums that need the distorted picture (num_log and num_non_log;
+/// den_log and den_non_log are 0), taking the reference's filtered mean and
+/// variance from `ref` (ref_statistic's rows of the same in.ref; in.ref is
+/// still read for the covariance). ref_statistic's sums plus these are
+/// statistic_scalar's sums, exactly. Scalar reference.
+ScaleSums pair_statistic_scalar(const KernelInput& in, int scale, int bit_depth,
+                                double gain_limit, Workspace& ws, const RefRows& ref);
+
 /// VIF's kernels for one CPU level (core/simd.h): `statistic` and
 /// `subsample` have the contracts of statistic_scalar and subsample_scalar
-/// and return their results at every level (Highway SIMD in vif_simd.cpp).
+/// (subsample: an output pointer may be null, and that side is then neither
+/// read nor written), `ref_statistic` and `pair_statistic` those of
+/// ref_statistic_scalar and pair_statistic_scalar; every level returns the
+/// scalar references' results (Highway SIMD in vif_simd.cpp).
 struct VifDsp {
   ScaleSums (*statistic)(const KernelInput& in, int scale, int bit_depth, double gain_limit,
                          Workspace& ws);
   void (*subsample)(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
                     std::uint16_t* out_ref, std::uint16_t* out_dis);
+  ScaleSums (*ref_statistic)(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+                             const RefRows& out);
+  ScaleSums (*pair_statistic)(const KernelInput& in, int scale, int bit_depth,
+                              double gain_limit, Workspace& ws, const RefRows& ref);
 };
 
 /// The table of `level` (filled once; valid for the process's lifetime).
 const VifDsp& vif_dsp(simd::Level level);
+
+/// One frame's reference-only VIF work (IntegerVifKernel::compute_reference):
+/// per scale, the statistic's reference rows (RefRows) and its
+/// reference-only sums, and the reference decimated to the scale. Immutable
+/// once computed, so that the jobs of a ladder can share it; about 8 bytes
+/// per luma sample (25 MB for 1080p).
+struct ReferenceFrame {
+  /// One scale's part.
+  struct Scale {
+    int width = 0;   ///< the scale's size
+    int height = 0;
+    std::vector<std::uint32_t> mu1;    ///< RefRows::mu1, stride width (empty: skipped)
+    std::vector<std::int32_t> sigma1;  ///< RefRows::sigma1, stride width (empty: skipped)
+    ScaleSums sums;                    ///< den_log and den_non_log of the whole scale
+    std::vector<std::uint16_t> image;  ///< the decimated reference (scales 1..3), stride width
+  };
+  std::array<Scale, kNumScales> scale{};
+  int bit_depth = 0;         ///< of the video (scale 0's samples)
+  bool skip_scale0 = false;  ///< scale 0's statistic was not computed
+};
 
 /// Computes integer VIF for luma planes of one fixed size and bit depth.
 /// Holds every working buffer, allocated in init(); compute() allocates
@@ -230,7 +286,31 @@ class IntegerVifKernel {
   VifValues compute(const Plane& reference, const Plane& distorted,
                     TileRunner* tiles = nullptr);
 
+  /// compute() in two parts, for reference work shared between jobs: the
+  /// reference part of one frame (every scale's reference statistic rows and
+  /// decimation), a fresh object that depends only on the reference plane,
+  /// init()'s format and skip_scale0 (not on the gain limit or CPU level).
+  /// Row tiles as in compute().
+  std::shared_ptr<ReferenceFrame> compute_reference(const Plane& reference,
+                                                    TileRunner* tiles = nullptr);
+  /// As above, into `frame` (its buffers are reused when they have the
+  /// sizes already, e.g. a frame recycled from an earlier compute_reference()
+  /// of this format: no allocation, no clearing).
+  void compute_reference(const Plane& reference, ReferenceFrame& frame,
+                         TileRunner* tiles = nullptr);
+  /// The pair part: the frame's values from compute_reference()'s object of
+  /// `reference` (computed by any instance with the same format and
+  /// skip_scale0) and the planes. Equals compute(reference, distorted) bit
+  /// for bit. Throws vqe::Error if `frame` has another size or setting.
+  VifValues compute_pair(const ReferenceFrame& frame, const Plane& reference,
+                         const Plane& distorted, TileRunner* tiles = nullptr);
+
  private:
+  /// The row workspace of tile slot `slot` (0: ws_; others made on first use).
+  Workspace& slot_workspace(unsigned slot);
+  /// Checks that compute() may run on the two planes (after init, sizes).
+  void check_planes(const Plane& reference, const Plane* distorted) const;
+
   // One scale's decimated image pair (uint16, stride = width).
   struct Image {
     int width = 0;

@@ -4,7 +4,9 @@
 // plane; its definition (options, names, outputs) is vif_score.h.
 
 #include <memory>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -16,15 +18,31 @@
 namespace vqe {
 namespace {
 
+/// Frames of VIF's shared reference work, recycled: a 1080p frame is 23 MB,
+/// and fresh memory for each would cost page faults and clearing (a third
+/// of the ladder's system time and a few % of its user time, measured).
+/// Shared by an extractor and its clones (one job); a frame comes back to
+/// the pool of the job that computed it when the ladder's last job drops
+/// it. Keeps at most kMaxFree frames: about the frames a job of a ladder
+/// has computed and not yet seen taken by all (its frame slots).
+struct FramePool {
+  static constexpr std::size_t kMaxFree = 4;
+  FramePool() { free.reserve(kMaxFree); }
+  std::mutex mutex;
+  std::vector<std::unique_ptr<vif::ReferenceFrame>> free;
+};
+
 /// Integer VIF on luma. Accepts 8/10/12/16-bit pictures of at least 16x16
 /// luma samples; non-temporal, cloneable.
 class VifExtractor final : public FeatureExtractor {
  public:
-  VifExtractor(const ParsedOptions& opts, simd::Level level)
+  VifExtractor(const ParsedOptions& opts, simd::Level level,
+               std::shared_ptr<FramePool> pool = std::make_shared<FramePool>())
       : opts_(opts),
         level_(level),
         scorer_(opts),
-        kernel_(scorer_.gain_limit(), scorer_.skip_scale0(), level) {}
+        kernel_(scorer_.gain_limit(), scorer_.skip_scale0(), level),
+        pool_(std::move(pool)) {}
 
   void init(const VideoFormat& format) override {
     scorer_.init(format);
@@ -39,24 +57,64 @@ class VifExtractor final : public FeatureExtractor {
     if (reference.format() != format_ || distorted.format() != format_)
       throw Error(fmt::format("vif: frame {} does not have the initialised format {}x{} {}-bit",
                               index, format_.width, format_.height, format_.bit_depth));
-    scorer_.emit(index, kernel_.compute(reference.plane(0), distorted.plane(0), tiles_), out);
+    if (!cache_) {
+      scorer_.emit(index, kernel_.compute(reference.plane(0), distorted.plane(0), tiles_), out);
+      return;
+    }
+    // In a ladder: the reference part once per frame for all the encodes.
+    const ReferenceCache::Object shared =
+        cache_->take(cache_key_, index, [&] { return compute_reference(reference); });
+    const auto& frame = *static_cast<const vif::ReferenceFrame*>(shared.get());
+    scorer_.emit(index,
+                 kernel_.compute_pair(frame, reference.plane(0), distorted.plane(0), tiles_),
+                 out);
   }
 
   void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
 
+  void set_reference_cache(ReferenceCache* cache, const std::string& key) override {
+    cache_ = cache;
+    cache_key_ = key;
+  }
+
   bool needs_chroma() const override { return false; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
-    return std::make_unique<VifExtractor>(opts_, level_);
+    return std::make_unique<VifExtractor>(opts_, level_, pool_);
   }
 
  private:
+  /// The frame's reference part, in a recycled frame of the pool when there
+  /// is one; the object hands the frame back to the pool when dropped.
+  ReferenceCache::Object compute_reference(const Picture& reference) {
+    std::unique_ptr<vif::ReferenceFrame> frame;
+    {
+      std::lock_guard lock(pool_->mutex);
+      if (!pool_->free.empty()) {
+        frame = std::move(pool_->free.back());
+        pool_->free.pop_back();
+      }
+    }
+    if (!frame) frame = std::make_unique<vif::ReferenceFrame>();
+    kernel_.compute_reference(reference.plane(0), *frame, tiles_);
+    return ReferenceCache::Object(frame.release(), [pool = pool_](const void* p) {
+      std::unique_ptr<vif::ReferenceFrame> back(
+          static_cast<vif::ReferenceFrame*>(const_cast<void*>(p)));
+      std::lock_guard lock(pool->mutex);
+      // Capacity reserved: push_back does not allocate (or throw).
+      if (pool->free.size() < FramePool::kMaxFree) pool->free.push_back(std::move(back));
+    });
+  }
+
   ParsedOptions opts_;
   simd::Level level_;
   vif::Scorer scorer_;
   vif::IntegerVifKernel kernel_;  // working buffers of this instance only
   VideoFormat format_{};
   TileRunner* tiles_ = nullptr;  // null: one thread
+  std::shared_ptr<FramePool> pool_;  // recycled frames of compute_reference()
+  ReferenceCache* cache_ = nullptr;  // a ladder's shared reference work, or null
+  std::string cache_key_;            // this extractor's key in cache_
 };
 
 }  // namespace

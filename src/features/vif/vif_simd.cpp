@@ -41,6 +41,16 @@
 // - Per-row sums are exact: exponents and line parts in uint64 lanes,
 //   non-log sums in uint32 lanes (16-bit halves); they are added to the
 //   64-bit totals once per row.
+// - The split statistic (ref_statistic and pair_statistic, the reference
+//   work shared by the jobs of a ladder) runs the same passes on a subset
+//   of the channels (detail::Part): the reference part filters mu1 and xx
+//   and keeps the den terms, the pair part filters mu2, yy and xy and keeps
+//   the num terms. The reference part's rows (the filtered mean and
+//   sigma1_sq) are stored in pixel order (the even/odd block order of the
+//   pairwise horizontal pass interleaved back), so that the pair part of
+//   any level reads those of any level. The generic vertical pass (row
+//   tails, scale 3) still computes every channel (the reference part gives
+//   it the reference as both inputs).
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "features/vif/vif_simd.cpp"
@@ -114,6 +124,18 @@ inline constexpr std::array<std::array<std::uint8_t, 8>, 256> kCompactIndices = 
   return t;
 }();
 
+// Which part of the statistic a pass computes: all of it (the fused pass),
+// the reference part (ref_statistic: the reference's mean and variance, the
+// den sums) or the pair part (pair_statistic: the rest, with the reference's
+// mean and variance taken from the reference part's rows).
+enum class Part { all, ref, pair };
+
+// One row's reference-part results (RefRows at one row), pixels in order.
+struct RowRef {
+  std::uint32_t* mu1 = nullptr;
+  std::int32_t* sigma1 = nullptr;
+};
+
 // Sums of the row tails, which use the reference's scalar arithmetic.
 struct RowSums {
   std::int64_t num_log = 0, den_log = 0, num_non_log = 0, den_non_log = 0;
@@ -143,6 +165,14 @@ ScaleSums Statistic16(const std::uint16_t* ref, std::ptrdiff_t ref_stride,
   return statistic_scalar(
       KernelInput{ref, dis, ref_stride, dis_stride, w, h, false, row_begin, row_end}, scale,
       bit_depth, gain_limit, *ws);
+}
+ScaleSums RefStatisticRows(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+                           const RefRows& out) {
+  return ref_statistic_scalar(in, scale, bit_depth, ws, out);
+}
+ScaleSums PairStatisticRows(const KernelInput& in, int scale, int bit_depth, double gain_limit,
+                            Workspace& ws, const RefRows& ref) {
+  return pair_statistic_scalar(in, scale, bit_depth, gain_limit, ws, ref);
 }
 void Subsample8(const std::uint8_t* ref, std::ptrdiff_t ref_stride, const std::uint8_t* dis,
                 std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth, Workspace* ws,
@@ -312,7 +342,10 @@ class Compactor {
 //    (independent of each other: faster than gathers on the CPUs measured).
 // All sums are integer, so the order does not matter; exponent sums may wrap
 // in uint64 lanes (their true totals are far inside int64). Not inlined, so
-// the accumulators stay in registers.
+// the accumulators stay in registers. kDen: adds the sums of the reference
+// alone (den_log, den_non_log; s2p and s12p are then not read unless kNum);
+// kNum: those that need the distorted (num_log, num_non_log).
+template <bool kDen = true, bool kNum = true>
 HWY_NOINLINE void RowTerms(const std::int32_t* HWY_RESTRICT s1p,
                            const std::int32_t* HWY_RESTRICT s2p,
                            const std::int32_t* HWY_RESTRICT s12p, int w, double gain_limit,
@@ -332,31 +365,43 @@ HWY_NOINLINE void RowTerms(const std::int32_t* HWY_RESTRICT s1p,
   int j = 0;
   for (; j + n32 <= w; j += n32) {
     const auto s1 = hn::LoadU(di, s1p + j);
-    const auto s2 = hn::LoadU(di, s2p + j);
-    const auto s12 = hn::LoadU(di, s12p + j);
     const auto m_den = hn::Gt(s1, floor_minus_1);
-    const auto below = hn::BitCast(du32, hn::IfThenZeroElse(m_den, s2));
-    nnl_lo = hn::Add(nnl_lo, hn::And(below, lo16));
-    nnl_hi = hn::Add(nnl_hi, hn::ShiftRight<16>(below));
     const std::size_t dc = hn::CountTrue(di, m_den);
-    non_log_count += static_cast<std::size_t>(n32) - dc;
-    if (dc == 0) continue;
-    const auto m_num = hn::And(m_den, hn::And(hn::Gt(s12, zero32), hn::Gt(s2, zero32)));
-    const std::size_t nc = hn::CountTrue(di, m_num);
-    if (nc == static_cast<std::size_t>(n32)) {  // common in detailed areas
-      hn::StoreU(s1, di, ld + den_count);
-      hn::StoreU(s1, di, l1 + num_count);
-      hn::StoreU(s2, di, l2 + num_count);
-      hn::StoreU(s12, di, l12 + num_count);
-    } else {
-      hn::StoreU(Compactor<DI32>(di, m_den)(s1), di, ld + den_count);
-      const Compactor<DI32> num(di, m_num);
-      hn::StoreU(num(s1), di, l1 + num_count);
-      hn::StoreU(num(s2), di, l2 + num_count);
-      hn::StoreU(num(s12), di, l12 + num_count);
+    if constexpr (kDen) {
+      non_log_count += static_cast<std::size_t>(n32) - dc;
+      if (!kNum) {
+        if (dc == static_cast<std::size_t>(n32))
+          hn::StoreU(s1, di, ld + den_count);
+        else if (dc != 0)
+          hn::StoreU(Compactor<DI32>(di, m_den)(s1), di, ld + den_count);
+        den_count += dc;
+        continue;
+      }
     }
-    den_count += dc;
-    num_count += nc;
+    if constexpr (kNum) {
+      const auto s2 = hn::LoadU(di, s2p + j);
+      const auto s12 = hn::LoadU(di, s12p + j);
+      const auto below = hn::BitCast(du32, hn::IfThenZeroElse(m_den, s2));
+      nnl_lo = hn::Add(nnl_lo, hn::And(below, lo16));
+      nnl_hi = hn::Add(nnl_hi, hn::ShiftRight<16>(below));
+      if (dc == 0) continue;
+      const auto m_num = hn::And(m_den, hn::And(hn::Gt(s12, zero32), hn::Gt(s2, zero32)));
+      const std::size_t nc = hn::CountTrue(di, m_num);
+      if (nc == static_cast<std::size_t>(n32)) {  // common in detailed areas
+        if constexpr (kDen) hn::StoreU(s1, di, ld + den_count);
+        hn::StoreU(s1, di, l1 + num_count);
+        hn::StoreU(s2, di, l2 + num_count);
+        hn::StoreU(s12, di, l12 + num_count);
+      } else {
+        if constexpr (kDen) hn::StoreU(Compactor<DI32>(di, m_den)(s1), di, ld + den_count);
+        const Compactor<DI32> num(di, m_num);
+        hn::StoreU(num(s1), di, l1 + num_count);
+        hn::StoreU(num(s2), di, l2 + num_count);
+        hn::StoreU(num(s12), di, l12 + num_count);
+      }
+      den_count += dc;
+      num_count += nc;
+    }
   }
 
   const DF64 df;
@@ -370,8 +415,8 @@ HWY_NOINLINE void RowTerms(const std::int32_t* HWY_RESTRICT s1p,
   hn::StoreU(hn::Set(di, kNsq), di, l1 + num_count);
   hn::StoreU(zero32, di, l2 + num_count);
   hn::StoreU(zero32, di, l12 + num_count);
-  const std::size_t den_padded = (den_count + n - 1) / n * n;
-  const std::size_t num_padded = (num_count + n - 1) / n * n;
+  const std::size_t den_padded = kDen ? (den_count + n - 1) / n * n : 0;
+  const std::size_t num_padded = kNum ? (num_count + n - 1) / n * n : 0;
 
   // Per lane: the table entry's part 30720 + (m >> 4) and 2048 times the
   // exponent; the deltas are added by the scalar loops below.
@@ -418,22 +463,31 @@ HWY_NOINLINE void RowTerms(const std::int32_t* HWY_RESTRICT s1p,
     num_deltas += std::int32_t{delta[idx_a[k]]} - std::int32_t{delta[idx_b[k]]};
 
   namespace hs = simd::HWY_NAMESPACE;
-  const auto den_sum = static_cast<std::int64_t>(hs::WrappingSumOfLanes(du, den_vec));
-  out.den_log += den_deltas + den_sum +
-                 static_cast<std::int64_t>(den_padded) * (30720 - 2048 * 1038 - 2048 * 17);
-  const auto num_sum = static_cast<std::int64_t>(hs::WrappingSumOfLanes(du, num_vec));
-  out.num_log += num_deltas + num_sum;
-  const auto lo = static_cast<std::int64_t>(hs::WrappingSumOfLanes(du32, nnl_lo));
-  const auto hi = static_cast<std::int64_t>(hs::WrappingSumOfLanes(du32, nnl_hi));
-  out.num_non_log += hi * 65536 + lo;
-  out.den_non_log += static_cast<std::int64_t>(non_log_count);
+  if constexpr (kDen) {
+    const auto den_sum = static_cast<std::int64_t>(hs::WrappingSumOfLanes(du, den_vec));
+    out.den_log += den_deltas + den_sum +
+                   static_cast<std::int64_t>(den_padded) * (30720 - 2048 * 1038 - 2048 * 17);
+    out.den_non_log += static_cast<std::int64_t>(non_log_count);
+  }
+  if constexpr (kNum) {
+    const auto num_sum = static_cast<std::int64_t>(hs::WrappingSumOfLanes(du, num_vec));
+    out.num_log += num_deltas + num_sum;
+    const auto lo = static_cast<std::int64_t>(hs::WrappingSumOfLanes(du32, nnl_lo));
+    const auto hi = static_cast<std::int64_t>(hs::WrappingSumOfLanes(du32, nnl_hi));
+    out.num_non_log += hi * 65536 + lo;
+  }
   if (j < w) {
     detail::RowSums t;
-    for (; j < w; ++j) PixelTerms(s1p[j], s2p[j], s12p[j], gain_limit, t);
-    out.den_log += t.den_log;
-    out.num_log += t.num_log;
-    out.num_non_log += t.num_non_log;
-    out.den_non_log += t.den_non_log;
+    for (; j < w; ++j)
+      PixelTerms(s1p[j], kNum ? s2p[j] : 0, kNum ? s12p[j] : 0, gain_limit, t);
+    if constexpr (kDen) {
+      out.den_log += t.den_log;
+      out.den_non_log += t.den_non_log;
+    }
+    if constexpr (kNum) {
+      out.num_log += t.num_log;
+      out.num_non_log += t.num_non_log;
+    }
   }
 }
 
@@ -457,10 +511,14 @@ HWY_INLINE void KeepInRegister(V& v) {
 // S = 2^16 Sh + Sl and c*Sh, c*Sl are summed apart (as in the file comment).
 // The interleave works within 128-bit blocks; the saturating int16 pack of
 // the two halves (values biased into int16 range) restores pixel order.
-template <int scale, typename T>
+// Part::ref computes and stores only the reference's channels (mu1, xx; dr
+// is not read), Part::pair only the others (mu2, yy, xy).
+template <int scale, typename T, detail::Part kPart = detail::Part::all>
 HWY_INLINE int VerticalStatRowPairs(const T* const* rr, const T* const* dr, int w, int bit_depth,
                                     Workspace& ws) {
   static_assert(scale == 0, "coefficients must fit int16 and samples 12 bits");
+  constexpr bool kX = kPart != detail::Part::pair;  // mu1, xx
+  constexpr bool kY = kPart != detail::Part::ref;   // mu2, yy, xy
   constexpr bool kWide = sizeof(T) == 2;  // 10/12-bit: split the products
   const DI32 d32;
   const DU32 du;
@@ -514,39 +572,46 @@ HWY_INLINE int VerticalStatRowPairs(const T* const* rr, const T* const* dr, int 
       VQE_UNROLL_ALL
       for (int k = 0; k <= half; ++k) {
         const V16 xa = load(rr[k] + j);
-        const V16 ya = load(dr[k] + j);
         const V16 xb = k < half ? load(rr[fw - 1 - k] + j) : hn::Zero(d16);
-        const V16 yb = k < half ? load(dr[fw - 1 - k] + j) : hn::Zero(d16);
         const V16 ix = part == 0 ? hn::InterleaveLower(d16, xa, xb)
                                  : hn::InterleaveUpper(d16, xa, xb);
-        const V16 iy = part == 0 ? hn::InterleaveLower(d16, ya, yb)
-                                 : hn::InterleaveUpper(d16, ya, yb);
-        m1 = hn::Add(m1, PairSums(d32, ix, cc[k]));
-        m2 = hn::Add(m2, PairSums(d32, iy, cc[k]));
-        const V32 sx = PairSums(d32, ix, ix);
-        const V32 sy = PairSums(d32, iy, iy);
-        const V32 sp = PairSums(d32, ix, iy);
-        if constexpr (kWide) {
-          xh = hn::Add(xh, hn::Mul(c32[k], hn::ShiftRight<16>(sx)));
-          yh = hn::Add(yh, hn::Mul(c32[k], hn::ShiftRight<16>(sy)));
-          ph = hn::Add(ph, hn::Mul(c32[k], hn::ShiftRight<16>(sp)));
-          xl = hn::Add(xl, hn::Mul(c32[k], hn::And(sx, lo_mask)));
-          yl = hn::Add(yl, hn::Mul(c32[k], hn::And(sy, lo_mask)));
-          pl = hn::Add(pl, hn::Mul(c32[k], hn::And(sp, lo_mask)));
-        } else {
-          xl = hn::Add(xl, hn::Mul(c32[k], sx));
-          yl = hn::Add(yl, hn::Mul(c32[k], sy));
-          pl = hn::Add(pl, hn::Mul(c32[k], sp));
+        if constexpr (kX) {
+          m1 = hn::Add(m1, PairSums(d32, ix, cc[k]));
+          const V32 sx = PairSums(d32, ix, ix);
+          if constexpr (kWide) {
+            xh = hn::Add(xh, hn::Mul(c32[k], hn::ShiftRight<16>(sx)));
+            xl = hn::Add(xl, hn::Mul(c32[k], hn::And(sx, lo_mask)));
+          } else {
+            xl = hn::Add(xl, hn::Mul(c32[k], sx));
+          }
+          KeepInRegister(m1);
+          KeepInRegister(xl);
+          if constexpr (kWide) KeepInRegister(xh);
         }
-        KeepInRegister(m1);
-        KeepInRegister(m2);
-        KeepInRegister(xl);
-        KeepInRegister(yl);
-        KeepInRegister(pl);
-        if constexpr (kWide) {
-          KeepInRegister(xh);
-          KeepInRegister(yh);
-          KeepInRegister(ph);
+        if constexpr (kY) {
+          const V16 ya = load(dr[k] + j);
+          const V16 yb = k < half ? load(dr[fw - 1 - k] + j) : hn::Zero(d16);
+          const V16 iy = part == 0 ? hn::InterleaveLower(d16, ya, yb)
+                                   : hn::InterleaveUpper(d16, ya, yb);
+          m2 = hn::Add(m2, PairSums(d32, iy, cc[k]));
+          const V32 sy = PairSums(d32, iy, iy);
+          const V32 sp = PairSums(d32, ix, iy);
+          if constexpr (kWide) {
+            yh = hn::Add(yh, hn::Mul(c32[k], hn::ShiftRight<16>(sy)));
+            ph = hn::Add(ph, hn::Mul(c32[k], hn::ShiftRight<16>(sp)));
+            yl = hn::Add(yl, hn::Mul(c32[k], hn::And(sy, lo_mask)));
+            pl = hn::Add(pl, hn::Mul(c32[k], hn::And(sp, lo_mask)));
+          } else {
+            yl = hn::Add(yl, hn::Mul(c32[k], sy));
+            pl = hn::Add(pl, hn::Mul(c32[k], sp));
+          }
+          KeepInRegister(m2);
+          KeepInRegister(yl);
+          KeepInRegister(pl);
+          if constexpr (kWide) {
+            KeepInRegister(yh);
+            KeepInRegister(ph);
+          }
         }
       }
       res[part][0] = hn::ShiftRightSame(hn::Add(m1, round_mu), shift_mu);
@@ -564,10 +629,10 @@ HWY_INLINE int VerticalStatRowPairs(const T* const* rr, const T* const* dr, int 
         res[part][4] = pl;
       }
     }
-    store(res[0][0], res[1][0], out[0] + j);
-    store(res[0][1], res[1][1], out[1] + j);
+    if constexpr (kX) store(res[0][0], res[1][0], out[0] + j);
+    if constexpr (kY) store(res[0][1], res[1][1], out[1] + j);
     // Second moments: up to 32 bits, read as unsigned.
-    for (int m = 0; m < 3; ++m) {
+    for (int m = kX ? 0 : 1; m < (kY ? 3 : 1); ++m) {
       store(shr(res[0][2 + m], 16), shr(res[1][2 + m], 16), out[2 + 2 * m] + j);
       store(hn::And(res[0][2 + m], lo_mask), hn::And(res[1][2 + m], lo_mask),
             out[3 + 2 * m] + j);
@@ -596,11 +661,14 @@ HWY_INLINE int VerticalStatRowPairs(const T* const* rr, const T* const* dr, int 
 //   (sum c*x^2 + 2^15) >> 16 = A - 2^30 + H + ((L + 2^15) >> 16),
 //   (sum c*x*y + 2^15) >> 16 = H' - (2^15 - 1) C + floor((A1 + A2) / 2) - 2^30
 //                              + ((L' + 2^15 ((A1 + A2) & 1) + 2^15) >> 16).
-// Pixel order is restored as in VerticalStatRowPairs.
-template <int scale>
+// Pixel order is restored as in VerticalStatRowPairs; so is `part` (the
+// pair part still sums c*x, which the covariance needs).
+template <int scale, detail::Part kPart = detail::Part::all>
 HWY_INLINE int VerticalStatRowPairs16(const std::uint16_t* const* rr,
                                       const std::uint16_t* const* dr, int w, Workspace& ws) {
   static_assert(scale <= 2, "coefficients must fit int16");
+  constexpr bool kX = kPart != detail::Part::pair;  // xx (and storing mu1)
+  constexpr bool kY = kPart != detail::Part::ref;   // mu2, yy, xy
   const DI32 d32;
   const DU32 du;
   const hn::Repartition<std::int16_t, DI32> d16;
@@ -650,32 +718,36 @@ HWY_INLINE int VerticalStatRowPairs16(const std::uint16_t* const* rr,
       VQE_UNROLL_ALL
       for (int k = 0; k <= half; ++k) {
         const V16 xa = load(rr[k] + j);
-        const V16 ya = load(dr[k] + j);
         const V16 xb = k < half ? load(rr[fw - 1 - k] + j) : hn::Zero(d16);
-        const V16 yb = k < half ? load(dr[fw - 1 - k] + j) : hn::Zero(d16);
         const V16 ix = part == 0 ? hn::InterleaveLower(d16, xa, xb)
                                  : hn::InterleaveUpper(d16, xa, xb);
-        const V16 iy = part == 0 ? hn::InterleaveLower(d16, ya, yb)
-                                 : hn::InterleaveUpper(d16, ya, yb);
         m1 = hn::Add(m1, madd(ix, cc[k]));
-        m2 = hn::Add(m2, madd(iy, cc[k]));
-        const V32 sx = madd(ix, ix);
-        const V32 sy = madd(iy, iy);
-        const V32 sp = hn::Add(madd(ix, iy), pxy_offset);
-        xh = hn::Add(xh, hn::Mul(c32[k], hn::ShiftRight<16>(sx)));
-        xl = hn::Add(xl, hn::Mul(c32[k], hn::And(sx, lo_mask)));
-        yh = hn::Add(yh, hn::Mul(c32[k], hn::ShiftRight<16>(sy)));
-        yl = hn::Add(yl, hn::Mul(c32[k], hn::And(sy, lo_mask)));
-        ph = hn::Add(ph, hn::Mul(c32[k], hn::ShiftRight<16>(sp)));
-        pl = hn::Add(pl, hn::Mul(c32[k], hn::And(sp, lo_mask)));
         KeepInRegister(m1);
-        KeepInRegister(m2);
-        KeepInRegister(xh);
-        KeepInRegister(xl);
-        KeepInRegister(yh);
-        KeepInRegister(yl);
-        KeepInRegister(ph);
-        KeepInRegister(pl);
+        if constexpr (kX) {
+          const V32 sx = madd(ix, ix);
+          xh = hn::Add(xh, hn::Mul(c32[k], hn::ShiftRight<16>(sx)));
+          xl = hn::Add(xl, hn::Mul(c32[k], hn::And(sx, lo_mask)));
+          KeepInRegister(xh);
+          KeepInRegister(xl);
+        }
+        if constexpr (kY) {
+          const V16 ya = load(dr[k] + j);
+          const V16 yb = k < half ? load(dr[fw - 1 - k] + j) : hn::Zero(d16);
+          const V16 iy = part == 0 ? hn::InterleaveLower(d16, ya, yb)
+                                   : hn::InterleaveUpper(d16, ya, yb);
+          m2 = hn::Add(m2, madd(iy, cc[k]));
+          const V32 sy = madd(iy, iy);
+          const V32 sp = hn::Add(madd(ix, iy), pxy_offset);
+          yh = hn::Add(yh, hn::Mul(c32[k], hn::ShiftRight<16>(sy)));
+          yl = hn::Add(yl, hn::Mul(c32[k], hn::And(sy, lo_mask)));
+          ph = hn::Add(ph, hn::Mul(c32[k], hn::ShiftRight<16>(sp)));
+          pl = hn::Add(pl, hn::Mul(c32[k], hn::And(sp, lo_mask)));
+          KeepInRegister(m2);
+          KeepInRegister(yh);
+          KeepInRegister(yl);
+          KeepInRegister(ph);
+          KeepInRegister(pl);
+        }
       }
       const V32 a1 = hn::Xor(m1, sign);  // sum c*x
       const V32 a2 = hn::Xor(m2, sign);
@@ -692,9 +764,9 @@ HWY_INLINE int VerticalStatRowPairs16(const std::uint16_t* const* rr,
       const V32 low = hn::Add(hn::Add(pl, round16), hn::ShiftLeft<15>(odd));
       res[part][4] = hn::Add(hn::Sub(hn::Add(ph, half_sum), xy_const), hn::ShiftRight<16>(low));
     }
-    store(res[0][0], res[1][0], out[0] + j);
-    store(res[0][1], res[1][1], out[1] + j);
-    for (int m = 0; m < 3; ++m) {
+    if constexpr (kX) store(res[0][0], res[1][0], out[0] + j);
+    if constexpr (kY) store(res[0][1], res[1][1], out[1] + j);
+    for (int m = kX ? 0 : 1; m < (kY ? 3 : 1); ++m) {
       store(hn::ShiftRight<16>(res[0][2 + m]), hn::ShiftRight<16>(res[1][2 + m]),
             out[2 + 2 * m] + j);
       store(hn::And(res[0][2 + m], lo_mask), hn::And(res[1][2 + m], lo_mask),
@@ -851,12 +923,84 @@ HWY_INLINE void StoreSigmas(const VU32* acc, Workspace& ws, int pos) {
   hn::StoreU(hn::BitCast(di, hn::Sub(xy, mu1_mu2)), di, ws.sigma12 + pos);
 }
 
+// Part::ref: sigma1_sq of a vector of pixels from the reference's filtered
+// sums (mu1, and the hi/lo halves of xx), as StoreSigmas computes it.
+HWY_INLINE hn::Vec<DI32> RefSigma1(VU32 mu1, VU32 xx_hi, VU32 xx_lo) {
+  const VU32 xx = hn::Add(xx_hi, hn::ShiftRight<16>(hn::Add(xx_lo, hn::Set(DU32(), 32768))));
+  return hn::BitCast(DI32(), hn::Sub(xx, MulHiRound(mu1, mu1)));
+}
+
+// Part::pair: sigma2_sq (clamped) and sigma12 of a vector of pixels, as
+// StoreSigmas computes them, with the reference's filtered mean `mu1` from
+// the reference part (acc as in StoreSigmas; channels 0, 2 and 3 unused).
+HWY_INLINE void StorePairSigmas(VU32 mu1, const VU32* acc, Workspace& ws, int pos) {
+  const DU32 d;
+  const DI32 di;
+  const VU32 round16 = hn::Set(d, 32768);
+  const VU32 yy = hn::Add(acc[4], hn::ShiftRight<16>(hn::Add(acc[5], round16)));
+  const VU32 xy = hn::Add(acc[6], hn::ShiftRight<16>(hn::Add(acc[7], round16)));
+  const VU32 mu2_sq = MulHiRound(acc[1], acc[1]);
+  const VU32 mu1_mu2 = MulHiRound(mu1, acc[1]);
+  hn::StoreU(hn::Max(hn::BitCast(di, hn::Sub(yy, mu2_sq)), hn::Zero(di)), di, ws.sigma2 + pos);
+  hn::StoreU(hn::BitCast(di, hn::Sub(xy, mu1_mu2)), di, ws.sigma12 + pos);
+}
+
+// Scalar horizontal pass for pixels [j0, w) (the reference's arithmetic on
+// the unbiased values). Part::ref writes the reference part's row `rr`
+// (mu1 and sigma1_sq); Part::pair takes them from it (copying sigma1_sq to
+// ws.sigma1) and writes sigma2_sq and sigma12.
+template <detail::Part kPart = detail::Part::all>
+HWY_INLINE void HorizontalStatTail(int j0, int w, int scale, Workspace& ws,
+                                   const detail::RowRef& rr = {}) {
+  const int fw = kFilterWidth[scale];
+  const int half = fw / 2;
+  const std::uint16_t* filt = kFilters[scale];
+  const std::uint16_t* const* in = ws.vrow.data();
+  for (int j = j0; j < w; ++j) {
+    std::uint32_t acc_mu1 = 0, acc_mu2 = 0;
+    std::uint64_t acc_xx = 0, acc_yy = 0, acc_xy = 0;
+    for (int fj = 0; fj < fw; ++fj) {
+      const std::uint32_t c = filt[fj];
+      const int k = j - half + fj;
+      const auto val = [&](int ch) { return std::uint32_t{in[ch][k]} ^ 0x8000u; };
+      acc_mu1 += c * val(0);
+      acc_mu2 += c * val(1);
+      acc_xx += std::uint64_t{c} * ((val(2) << 16) | val(3));
+      acc_yy += std::uint64_t{c} * ((val(4) << 16) | val(5));
+      acc_xy += std::uint64_t{c} * ((val(6) << 16) | val(7));
+    }
+    if constexpr (kPart == detail::Part::pair) {
+      acc_mu1 = rr.mu1[j];
+      ws.sigma1[j] = rr.sigma1[j];
+    }
+    const auto mu1_sq =
+        static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu1 + 2147483648u) >> 32);
+    const auto mu2_sq =
+        static_cast<std::uint32_t>((std::uint64_t{acc_mu2} * acc_mu2 + 2147483648u) >> 32);
+    const auto mu1_mu2 =
+        static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu2 + 2147483648u) >> 32);
+    const auto xx_filt = static_cast<std::uint32_t>((acc_xx + 32768) >> 16);
+    const auto yy_filt = static_cast<std::uint32_t>((acc_yy + 32768) >> 16);
+    const auto xy_filt = static_cast<std::uint32_t>((acc_xy + 32768) >> 16);
+    if constexpr (kPart == detail::Part::ref) {
+      rr.mu1[j] = acc_mu1;
+      rr.sigma1[j] = static_cast<std::int32_t>(xx_filt - mu1_sq);
+      continue;
+    }
+    if constexpr (kPart == detail::Part::all) ws.sigma1[j] = static_cast<std::int32_t>(xx_filt - mu1_sq);
+    ws.sigma2[j] = std::max(static_cast<std::int32_t>(yy_filt - mu2_sq), 0);
+    ws.sigma12[j] = static_cast<std::int32_t>(xy_filt - mu1_mu2);
+  }
+}
+
 // Horizontal statistic pass, any scale: filters the biased rows in uint32
 // lanes and writes sigma1_sq, sigma2_sq (clamped) and sigma12 for pixels
 // [0, w) in order. Whole vectors may run past w into the row slack; those
-// lanes are never read.
-template <int scale>
-HWY_INLINE void HorizontalStatRowWide(int w, Workspace& ws) {
+// lanes are never read. Part::ref and Part::pair (see HorizontalStatTail)
+// run whole vectors only and finish the row with HorizontalStatTail, so
+// that the reference part's rows are never read or written past w.
+template <int scale, detail::Part kPart = detail::Part::all>
+HWY_INLINE void HorizontalStatRowWide(int w, Workspace& ws, const detail::RowRef& rr = {}) {
   const DU32 d;
   const int n = static_cast<int>(hn::Lanes(d));
   const int fw = kFilterWidth[scale];
@@ -864,7 +1008,9 @@ HWY_INLINE void HorizontalStatRowWide(int w, Workspace& ws) {
   const std::uint16_t* filt = kFilters[scale];
   const std::uint16_t* const* in = ws.vrow.data();
   const VU32 bias = hn::Set(d, 0x8000u);
-  for (int j = 0; j < w; j += n) {
+  const DI32 di;
+  int j = 0;
+  for (; kPart == detail::Part::all ? j < w : j + n <= w; j += n) {
     VU32 acc[8];
     for (int ch = 0; ch < 8; ++ch) acc[ch] = hn::Zero(d);
     for (int k = 0; k <= half; ++k) {
@@ -877,8 +1023,17 @@ HWY_INLINE void HorizontalStatRowWide(int w, Workspace& ws) {
         acc[ch] = hn::Add(acc[ch], hn::Mul(c, v));
       }
     }
-    StoreSigmas(acc, ws, j);
+    if constexpr (kPart == detail::Part::all) {
+      StoreSigmas(acc, ws, j);
+    } else if constexpr (kPart == detail::Part::ref) {
+      hn::StoreU(acc[0], d, rr.mu1 + j);
+      hn::StoreU(RefSigma1(acc[0], acc[2], acc[3]), di, rr.sigma1 + j);
+    } else {
+      StorePairSigmas(hn::LoadU(d, rr.mu1 + j), acc, ws, j);
+      hn::StoreU(hn::LoadU(di, rr.sigma1 + j), di, ws.sigma1 + j);
+    }
   }
+  if constexpr (kPart != detail::Part::all) HorizontalStatTail<kPart>(j, w, scale, ws, rr);
 }
 
 // Calls f(std::integral_constant<int, p>) for p = 0..count-1.
@@ -904,9 +1059,12 @@ HWY_INLINE V ShiftPairs(const std::pair<V, V>& lo_hi) {
 // coefficients sum to 2^16. Each block of 2N pixels is written as its N
 // even pixels then its N odd pixels (the statistic only sums over pixels);
 // returns the number of pixels done, a multiple of 2N; the caller finishes
-// the row.
-template <int scale>
-HWY_INLINE int HorizontalStatRowPairs(int w, Workspace& ws) {
+// the row. Part::ref filters only the reference's channels and writes the
+// reference part's row `rr` in pixel order (even and odd pixels
+// interleaved back); Part::pair filters the others and reads `rr` likewise
+// (its sigma1_sq copied to ws.sigma1 in the block order of ws.sigma2).
+template <int scale, detail::Part kPart = detail::Part::all>
+HWY_INLINE int HorizontalStatRowPairs(int w, Workspace& ws, const detail::RowRef& rr = {}) {
   const DI32 d32;
   const DU32 du;
   const hn::Repartition<std::int16_t, DI32> d16;
@@ -926,6 +1084,10 @@ HWY_INLINE int HorizontalStatRowPairs(int w, Workspace& ws) {
   // One channel at a time over the row (a short loop that keeps its
   // accumulators and coefficients in registers), into ws.hsum.
   for (int ch = 0; ch < 8; ++ch) {
+    // The reference's channels: mu1 (0) and xx (2, 3).
+    const bool ref_channel = ch == 0 || ch == 2 || ch == 3;
+    if (kPart == detail::Part::ref && !ref_channel) continue;
+    if (kPart == detail::Part::pair && ref_channel) continue;
     const std::int16_t* row =
         reinterpret_cast<const std::int16_t*>(ws.vrow[static_cast<std::size_t>(ch)]) - half;
     std::uint32_t* HWY_RESTRICT dst = ws.hsum + ch * ws.hsum_stride;
@@ -963,63 +1125,58 @@ HWY_INLINE int HorizontalStatRowPairs(int w, Workspace& ws) {
                  dst + j + n);
     }
   }
-  for (int j = 0; j < done; j += n) {
-    VU32 acc[8];
-    for (int ch = 0; ch < 8; ++ch) acc[ch] = hn::LoadU(du, ws.hsum + ch * ws.hsum_stride + j);
-    StoreSigmas(acc, ws, j);
+  if constexpr (kPart == detail::Part::all) {
+    for (int j = 0; j < done; j += n) {
+      VU32 acc[8];
+      for (int ch = 0; ch < 8; ++ch) acc[ch] = hn::LoadU(du, ws.hsum + ch * ws.hsum_stride + j);
+      StoreSigmas(acc, ws, j);
+    }
+  } else if constexpr (kPart == detail::Part::ref) {
+    const auto at = [&](int ch, int j) { return hn::LoadU(du, ws.hsum + ch * ws.hsum_stride + j); };
+    for (int j = 0; j < done; j += 2 * n) {
+      const VU32 mu_e = at(0, j), mu_o = at(0, j + n);
+      hn::StoreInterleaved2(mu_e, mu_o, du, rr.mu1 + j);
+      hn::StoreInterleaved2(RefSigma1(mu_e, at(2, j), at(3, j)),
+                            RefSigma1(mu_o, at(2, j + n), at(3, j + n)), d32, rr.sigma1 + j);
+    }
+  } else {
+    for (int j = 0; j < done; j += 2 * n) {
+      VU32 mu[2];
+      hn::Vec<DI32> s1[2];
+      hn::LoadInterleaved2(du, rr.mu1 + j, mu[0], mu[1]);
+      hn::LoadInterleaved2(d32, rr.sigma1 + j, s1[0], s1[1]);
+      for (int half_block = 0; half_block < 2; ++half_block) {
+        const int pos = j + half_block * n;
+        VU32 acc[8];
+        acc[0] = acc[2] = acc[3] = hn::Zero(du);  // the reference's: unused
+        for (int ch : {1, 4, 5, 6, 7}) acc[ch] = hn::LoadU(du, ws.hsum + ch * ws.hsum_stride + pos);
+        StorePairSigmas(mu[half_block], acc, ws, pos);
+        hn::StoreU(s1[half_block], d32, ws.sigma1 + pos);
+      }
+    }
   }
   return done;
 }
 
-// Scalar horizontal pass for pixels [j0, w) (the reference's arithmetic on
-// the unbiased values).
-HWY_INLINE void HorizontalStatTail(int j0, int w, int scale, Workspace& ws) {
-  const int fw = kFilterWidth[scale];
-  const int half = fw / 2;
-  const std::uint16_t* filt = kFilters[scale];
-  const std::uint16_t* const* in = ws.vrow.data();
-  for (int j = j0; j < w; ++j) {
-    std::uint32_t acc_mu1 = 0, acc_mu2 = 0;
-    std::uint64_t acc_xx = 0, acc_yy = 0, acc_xy = 0;
-    for (int fj = 0; fj < fw; ++fj) {
-      const std::uint32_t c = filt[fj];
-      const int k = j - half + fj;
-      const auto val = [&](int ch) { return std::uint32_t{in[ch][k]} ^ 0x8000u; };
-      acc_mu1 += c * val(0);
-      acc_mu2 += c * val(1);
-      acc_xx += std::uint64_t{c} * ((val(2) << 16) | val(3));
-      acc_yy += std::uint64_t{c} * ((val(4) << 16) | val(5));
-      acc_xy += std::uint64_t{c} * ((val(6) << 16) | val(7));
-    }
-    const auto mu1_sq =
-        static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu1 + 2147483648u) >> 32);
-    const auto mu2_sq =
-        static_cast<std::uint32_t>((std::uint64_t{acc_mu2} * acc_mu2 + 2147483648u) >> 32);
-    const auto mu1_mu2 =
-        static_cast<std::uint32_t>((std::uint64_t{acc_mu1} * acc_mu2 + 2147483648u) >> 32);
-    const auto xx_filt = static_cast<std::uint32_t>((acc_xx + 32768) >> 16);
-    const auto yy_filt = static_cast<std::uint32_t>((acc_yy + 32768) >> 16);
-    const auto xy_filt = static_cast<std::uint32_t>((acc_xy + 32768) >> 16);
-    ws.sigma1[j] = static_cast<std::int32_t>(xx_filt - mu1_sq);
-    ws.sigma2[j] = std::max(static_cast<std::int32_t>(yy_filt - mu2_sq), 0);
-    ws.sigma12[j] = static_cast<std::int32_t>(xy_filt - mu1_mu2);
-  }
-}
-
-template <int scale>
-HWY_INLINE void HorizontalStatRow(int w, Workspace& ws) {
+template <int scale, detail::Part kPart = detail::Part::all>
+HWY_INLINE void HorizontalStatRow(int w, Workspace& ws, const detail::RowRef& rr = {}) {
   if constexpr (kFilters[scale][kFilterWidth[scale] / 2] <= 32767) {
-    const int done = HorizontalStatRowPairs<scale>(w, ws);
-    HorizontalStatTail(done, w, scale, ws);
+    const int done = HorizontalStatRowPairs<scale, kPart>(w, ws, rr);
+    HorizontalStatTail<kPart>(done, w, scale, ws, rr);
   } else {
-    HorizontalStatRowWide<scale>(w, ws);
+    HorizontalStatRowWide<scale, kPart>(w, ws, rr);
   }
 }
 
-template <int scale, typename T>
+// One scale's statistic over rows [row_begin, row_end): all of it, or the
+// reference part (writing `rows`; dis is not read) or the pair part
+// (reading `rows`). The generic vertical pass (row tails, scale 3) computes
+// every channel; the reference part gives it the reference as both inputs.
+template <int scale, detail::Part kPart, typename T>
 ScaleSums StatisticScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                          std::ptrdiff_t dis_stride, int w, int h, int bit_depth,
-                         double gain_limit, Workspace* ws, int row_begin, int row_end) {
+                         double gain_limit, Workspace* ws, int row_begin, int row_end,
+                         const RefRows* rows) {
   constexpr int fw = kFilterWidth[scale];
   constexpr int half = fw / 2;
   const T* rr[fw];
@@ -1030,39 +1187,49 @@ ScaleSums StatisticScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
       const int y = i - half + fi;
       const std::ptrdiff_t r = (y >= 0 && y < h) ? y : reflect101(y, h);
       rr[fi] = ref + r * ref_stride;
-      dr[fi] = dis + r * dis_stride;
+      dr[fi] = kPart == detail::Part::ref ? rr[fi] : dis + r * dis_stride;
     }
     int j0 = 0;
     if constexpr (scale == 0) {
-      if (bit_depth <= 12) j0 = VerticalStatRowPairs<scale>(rr, dr, w, bit_depth, *ws);
+      if (bit_depth <= 12) j0 = VerticalStatRowPairs<scale, T, kPart>(rr, dr, w, bit_depth, *ws);
     }
     if constexpr (sizeof(T) == 2 && scale <= 2) {
-      if (scale > 0 || bit_depth == 16) j0 = VerticalStatRowPairs16<scale>(rr, dr, w, *ws);
+      if (scale > 0 || bit_depth == 16) j0 = VerticalStatRowPairs16<scale, kPart>(rr, dr, w, *ws);
     }
     VerticalStatRow<scale>(rr, dr, j0, w, bit_depth, *ws);
-    HorizontalStatRow<scale>(w, *ws);
-    RowTerms(ws->sigma1, ws->sigma2, ws->sigma12, w, gain_limit, *ws, sums);
+    if constexpr (kPart == detail::Part::all) {
+      HorizontalStatRow<scale>(w, *ws);
+      RowTerms(ws->sigma1, ws->sigma2, ws->sigma12, w, gain_limit, *ws, sums);
+    } else {
+      const detail::RowRef row{rows->mu1 + i * rows->stride, rows->sigma1 + i * rows->stride};
+      HorizontalStatRow<scale, kPart>(w, *ws, row);
+      if constexpr (kPart == detail::Part::ref)
+        RowTerms<true, false>(row.sigma1, nullptr, nullptr, w, gain_limit, *ws, sums);
+      else
+        RowTerms<false, true>(ws->sigma1, ws->sigma2, ws->sigma12, w, gain_limit, *ws, sums);
+    }
   }
   return sums;
 }
 
-template <typename T>
+template <detail::Part kPart = detail::Part::all, typename T>
 ScaleSums StatisticImpl(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
                         std::ptrdiff_t dis_stride, int w, int h, int scale, int bit_depth,
-                        double gain_limit, Workspace* ws, int row_begin, int row_end) {
+                        double gain_limit, Workspace* ws, int row_begin, int row_end,
+                        const RefRows* rows = nullptr) {
   switch (scale) {
     case 0:
-      return StatisticScale<0>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit,
-                                ws, row_begin, row_end);
+      return StatisticScale<0, kPart>(ref, ref_stride, dis, dis_stride, w, h, bit_depth,
+                                      gain_limit, ws, row_begin, row_end, rows);
     case 1:
-      return StatisticScale<1>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit,
-                                ws, row_begin, row_end);
+      return StatisticScale<1, kPart>(ref, ref_stride, dis, dis_stride, w, h, bit_depth,
+                                      gain_limit, ws, row_begin, row_end, rows);
     case 2:
-      return StatisticScale<2>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit,
-                                ws, row_begin, row_end);
+      return StatisticScale<2, kPart>(ref, ref_stride, dis, dis_stride, w, h, bit_depth,
+                                      gain_limit, ws, row_begin, row_end, rows);
     default:
-      return StatisticScale<3>(ref, ref_stride, dis, dis_stride, w, h, bit_depth, gain_limit,
-                                ws, row_begin, row_end);
+      return StatisticScale<3, kPart>(ref, ref_stride, dis, dis_stride, w, h, bit_depth,
+                                      gain_limit, ws, row_begin, row_end, rows);
   }
 }
 
@@ -1108,11 +1275,13 @@ void SubsampleScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
   const VU32 round16 = hn::Set(d, 32768);
   for (int oi = out_begin; oi < out_end; ++oi) {
     const int i = 2 * oi;
+    // A side without output is not read: it filters the other side's rows
+    // into its scratch row (never stored).
     for (int fi = 0; fi < fw; ++fi) {
       const int y = i - half + fi;
       const std::ptrdiff_t r = (y >= 0 && y < h) ? y : reflect101(y, h);
-      rr[fi] = ref + r * ref_stride;
-      dr[fi] = dis + r * dis_stride;
+      rr[fi] = out_ref_img ? ref + r * ref_stride : dis + r * dis_stride;
+      dr[fi] = out_dis_img ? dis + r * dis_stride : rr[fi];
     }
     int j = 0;
     for (; j + n <= w; j += n) {
@@ -1145,8 +1314,12 @@ void SubsampleScale(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
     detail::pad_reflect(conv_ref, w, half);
     detail::pad_reflect(conv_dis, w, half);
 
-    std::uint16_t* out_ref = out_ref_img + static_cast<std::ptrdiff_t>(oi) * ow;
-    std::uint16_t* out_dis = out_dis_img + static_cast<std::ptrdiff_t>(oi) * ow;
+    // Scratch outputs for a skipped side: ws->sub_ref / sub_dis hold at least
+    // w + slack samples, more than ow.
+    std::uint16_t* out_ref = out_ref_img ? out_ref_img + static_cast<std::ptrdiff_t>(oi) * ow
+                                         : ws->sub_ref;
+    std::uint16_t* out_dis = out_dis_img ? out_dis_img + static_cast<std::ptrdiff_t>(oi) * ow
+                                         : ws->sub_dis;
     int oj = 0;
     for (; oj + n <= ow; oj += n) {
       VU32 ar = hn::Zero(d), ad = ar;
@@ -1250,10 +1423,11 @@ void SubsamplePairs(const T* ref, std::ptrdiff_t ref_stride, const T* dis,
     for (int fi = 0; fi < fw; ++fi) {
       const int y = i - half + fi;
       const std::ptrdiff_t r = (y >= 0 && y < h) ? y : reflect101(y, h);
-      rows[0][fi] = ref + r * ref_stride;
-      rows[1][fi] = dis + r * dis_stride;
+      if (out_ref_img) rows[0][fi] = ref + r * ref_stride;
+      if (out_dis_img) rows[1][fi] = dis + r * dis_stride;
     }
     for (int side = 0; side < 2; ++side) {
+      if (!(side == 0 ? out_ref_img : out_dis_img)) continue;  // side skipped
       const T* const* rr = rows[side];
       std::uint16_t* cv = conv[side];
       int j = 0;
@@ -1339,6 +1513,36 @@ void Subsample16(const std::uint16_t* ref, std::ptrdiff_t ref_stride, const std:
                 out_begin, out_end);
 }
 
+// The split statistic's table entries (VifDsp::ref_statistic and
+// pair_statistic) for this target.
+ScaleSums RefStatisticRows(const KernelInput& in, int scale, int bit_depth, Workspace& ws,
+                           const RefRows& out) {
+  const int end = in.row_end < 0 ? in.height : in.row_end;
+  if (in.eight_bit)
+    return StatisticImpl<detail::Part::ref>(
+        static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
+        static_cast<const std::uint8_t*>(nullptr), 0, in.width, in.height, scale, bit_depth, 1.0,
+        &ws, in.row_begin, end, &out);
+  return StatisticImpl<detail::Part::ref>(
+      static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
+      static_cast<const std::uint16_t*>(nullptr), 0, in.width, in.height, scale, bit_depth, 1.0,
+      &ws, in.row_begin, end, &out);
+}
+
+ScaleSums PairStatisticRows(const KernelInput& in, int scale, int bit_depth, double gain_limit,
+                            Workspace& ws, const RefRows& ref) {
+  const int end = in.row_end < 0 ? in.height : in.row_end;
+  if (in.eight_bit)
+    return StatisticImpl<detail::Part::pair>(
+        static_cast<const std::uint8_t*>(in.ref), in.ref_stride,
+        static_cast<const std::uint8_t*>(in.dis), in.dis_stride, in.width, in.height, scale,
+        bit_depth, gain_limit, &ws, in.row_begin, end, &ref);
+  return StatisticImpl<detail::Part::pair>(
+      static_cast<const std::uint16_t*>(in.ref), in.ref_stride,
+      static_cast<const std::uint16_t*>(in.dis), in.dis_stride, in.width, in.height, scale,
+      bit_depth, gain_limit, &ws, in.row_begin, end, &ref);
+}
+
 #endif  // HWY_TARGET
 
 // The table entries (VifDsp): one scale's statistic and subsampling on a
@@ -1376,10 +1580,12 @@ namespace vqe::vif {
 
 const VifDsp& vif_dsp(simd::Level level) {
   static const simd::LevelTables<VifDsp> tables([](simd::Level l) {
-    VifDsp d{statistic_scalar, subsample_scalar};
+    VifDsp d{statistic_scalar, subsample_scalar, ref_statistic_scalar, pair_statistic_scalar};
     if (l != simd::Level::scalar) {
       d.statistic = VQE_SIMD_PICK(l, StatisticRows);
       d.subsample = VQE_SIMD_PICK(l, SubsampleRows);
+      d.ref_statistic = VQE_SIMD_PICK(l, RefStatisticRows);
+      d.pair_statistic = VQE_SIMD_PICK(l, PairStatisticRows);
     }
     return d;
   });
