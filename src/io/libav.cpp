@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdarg>
 #include <cstdint>
 #include <cstring>
 #include <condition_variable>
@@ -22,6 +23,7 @@ extern "C" {
 #include <libavformat/avformat.h>
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
+#include <libavutil/log.h>
 #include <libavutil/hwcontext.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
@@ -50,12 +52,31 @@ std::string av_error_text(int code) {
   return buf;
 }
 
+// libav*'s log, less the errors of FFmpeg 5.1's native AV1 decoder where it
+// has no hardware device (libavformat's probing decode, or decoding on the
+// CPU): that decoder decodes through a hardware accelerator only (the
+// minimal static FFmpeg has no other AV1 decoder), so without one it fails
+// every packet ("Missing Sequence Header"...), and VQE says why itself.
+void log_without_hwless_av1(void* object, int level, const char* format, va_list args) {
+  if (object && level > AV_LOG_FATAL) {
+    const AVClass* cls = *static_cast<const AVClass* const*>(object);
+    if (cls && std::strcmp(cls->class_name, "AVCodecContext") == 0) {
+      const auto* c = static_cast<const AVCodecContext*>(object);
+      if (c->codec && std::strcmp(c->codec->name, "av1") == 0 && !c->hw_device_ctx) return;
+    }
+  }
+  av_log_default_callback(object, level, format, args);
+}
+
 // libav* log at "error" level unless the application chose a level: their
 // informational and warning lines would interleave with the progress line.
 void quiet_libav_logs() {
   static std::once_flag once;
   std::call_once(once, [] {
-    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_ERROR);
+    if (av_log_get_level() == AV_LOG_INFO) {
+      av_log_set_level(AV_LOG_ERROR);
+      av_log_set_callback(log_without_hwless_av1);
+    }
   });
 }
 
