@@ -288,7 +288,15 @@ class LibavReader final : public FrameSource, public DeviceFrameSource {
         fail(fmt::format("cannot be decoded with NVDEC on CUDA device {}: {}", options.cuda_device,
                          why_not));
     }
-    if (device_ < 0) open(options.threads, -1);
+    if (device_ < 0) {
+      try {
+        open(options.threads, -1);
+      } catch (const Error& e) {
+        // Said once when both failed alike (a file that is not a video).
+        if (why_not.empty() || why_not == e.what()) throw;
+        throw Error(fmt::format("{} (nor with NVDEC: {})", e.what(), why_not));
+      }
+    }
     if (options.on_note) {
       const std::string what = fmt::format("{}: {} {} {}x{}", path_, codec_name_,
                                            pix_fmt_name(pix_fmt_of(format_)), format_.width,

@@ -117,7 +117,9 @@ std::unique_ptr<FrameSource> open(const fs::path& path, bool on_gpu) {
   auto source = vqe::open_video(path.string(), nullptr, {}, on_gpu ? nvdec() : DecodeOptions{});
   auto* device = dynamic_cast<vqe::DeviceFrameSource*>(source.get());
   EXPECT_TRUE(device != nullptr) << path;
-  if (device) EXPECT_EQ(device->frame_device(), on_gpu ? 0 : -1) << path;
+  if (device) {
+    EXPECT_EQ(device->frame_device(), on_gpu ? 0 : -1) << path;
+  }
   return source;
 }
 
@@ -142,9 +144,10 @@ void expect_equals_json(const JobResult& result, const fs::path& json, const std
       const auto got = result.features.get(name, static_cast<unsigned>(i));
       ASSERT_TRUE(got.has_value()) << what << ": no " << name << " at frame " << i;
       const double want = value.get<double>();
-      if (std::memcmp(&want, &*got, sizeof want) != 0 && ++differing <= 5)
+      if (std::memcmp(&want, &*got, sizeof want) != 0 && ++differing <= 5) {
         ADD_FAILURE() << what << ": " << name << " at frame " << i << ": " << *got
                       << " (NVDEC), " << want << " (CPU decoding, " << json.filename() << ")";
+      }
       ++compared;
     }
   EXPECT_EQ(differing, 0) << what;
@@ -210,8 +213,9 @@ TEST(Nvdec, FramesCopiedToHostEqualCpuDecoding) {
         for (int y = 0; y < a.plane(p).height; ++y)
           if (std::memcmp(a.plane(p).row<std::uint8_t>(y), b.plane(p).row<std::uint8_t>(y),
                           static_cast<std::size_t>(a.plane(p).width) * bps) != 0 &&
-              ++differing <= 3)
+              ++differing <= 3) {
             ADD_FAILURE() << "frame " << frames << " plane " << p << " row " << y << " differs";
+          }
       ++frames;
     }
     EXPECT_EQ(frames, c.frames);
