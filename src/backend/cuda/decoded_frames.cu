@@ -46,6 +46,8 @@ CUdevice driver_device(int device) {
 }
 
 constexpr int kBlockX = 32, kBlockY = 8;
+// Device pictures a converter allocates up front (SurfaceConverter::init).
+constexpr std::size_t kPreallocated = 8;
 
 template <typename T>
 __global__ void shift_plane(const std::uint8_t* src, std::size_t src_pitch, std::uint8_t* dst,
@@ -139,6 +141,15 @@ void SurfaceConverter::init(const VideoFormat& format) {
         (static_cast<std::size_t>(format.plane_width(p)) * bps + 255) & ~std::size_t{255};
     pool_->offset[p] = pool_->bytes;
     pool_->bytes += pool_->pitch[p] * static_cast<std::size_t>(format.plane_height(p));
+  }
+  // The pictures usually held at once (decoded ahead, in a job's copies):
+  // allocated now, not while frames flow (cudaMalloc may wait for the device).
+  VQE_CUDA_CHECK(cudaSetDevice(device_));
+  std::lock_guard lock(pool_->mutex);
+  while (pool_->free.size() < kPreallocated) {
+    void* memory = nullptr;
+    VQE_CUDA_CHECK(cudaMalloc(&memory, pool_->bytes));
+    pool_->free.push_back(memory);
   }
 }
 

@@ -56,8 +56,9 @@ class SurfaceConverter {
   /// order before the conversion).
   void* stream() const;
 
-  /// Fixes the format of the pictures (before the first convert()). Throws
-  /// vqe::Error for a format other than 4:2:0.
+  /// Fixes the format of the pictures (once, before the first convert())
+  /// and allocates the few pictures usually held at once. Throws vqe::Error
+  /// for a format other than 4:2:0, or when the device is out of memory.
   void init(const VideoFormat& format);
 
   /// Converts planes [0, planes) of `surface` (`planes`: 1 or 3) whose
