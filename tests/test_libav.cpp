@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -19,7 +20,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "backend/cuda/device.h"
 #include "cli_test_util.h"
+#include "io/device_source.h"
 #include "test_util.h"
 
 namespace vqe::test {
@@ -363,6 +366,181 @@ TEST(CompressedCli, BadFilesExitOneWithMessage) {
   r = run_cli(r_arg + (shared / "testdata/clips/ref/carphone_176x144_420p8_20f.yuv").string());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("-w, -h, -p, -b"), std::string::npos) << r.err;
+}
+
+// --- NVDEC requested where it cannot decode -------------------------------------
+// (tests/gpu/test_nvdec.cpp checks NVDEC itself on a machine with a GPU.)
+
+// Reads every frame of both sources and requires the same samples.
+void expect_same_frames(FrameSource& a, FrameSource& b, const std::string& what) {
+  ASSERT_EQ(a.format(), b.format()) << what;
+  Picture pa, pb;
+  unsigned frames = 0;
+  for (;; ++frames) {
+    const bool got_a = a.read(pa), got_b = b.read(pb);
+    ASSERT_EQ(got_a, got_b) << what << ": frame " << frames;
+    if (!got_a) break;
+    for (int p = 0; p < pa.num_planes(); ++p)
+      for (int y = 0; y < pa.plane(p).height; ++y)
+        ASSERT_EQ(std::memcmp(pa.plane(p).row<std::uint8_t>(y), pb.plane(p).row<std::uint8_t>(y),
+                              static_cast<std::size_t>(pa.plane(p).width) *
+                                  pa.format().bytes_per_sample()),
+                  0)
+            << what << ": frame " << frames << " plane " << p << " row " << y;
+  }
+  EXPECT_GT(frames, 0u) << what;
+}
+
+TEST(Hwdec, FallsBackToTheCpuAndSaysWhy) {
+  VQE_REQUIRE_SHARED(shared);
+  if (!compressed_input_available()) GTEST_SKIP() << "built without FFmpeg's libraries";
+  if (!have_ffmpeg()) GTEST_SKIP() << "no ffmpeg on PATH";
+  if (!have_encoder("libx264")) GTEST_SKIP() << "ffmpeg has no libx264";
+  const fs::path ref = shared / "testdata/clips/ref/carphone_176x144_420p8_20f.y4m";
+  const fs::path h264 = ffmpeg_make(ref, kEncodes[0].args, "carphone_x264.mp4");
+  // 4:4:4 and VP8: not what NVDEC decodes here, whatever the machine.
+  const fs::path h264_444 = ffmpeg_make(
+      ref, "-frames:v 3 -pix_fmt yuv444p -c:v libx264 -preset veryfast -crf 30 -threads 2",
+      "carphone_x264_444.mkv");
+  std::vector<std::string> notes;
+  DecodeOptions nvdec;
+  nvdec.cuda_device = 0;
+  nvdec.on_note = [&](const std::string& n) { notes.push_back(n); };
+  {
+    auto s = open_video(h264_444.string(), nullptr, {}, nvdec);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("h264 yuv444p 176x144, decoded on the CPU (not with NVDEC: its pixel "
+                            "format yuv444p is not 4:2:0"),
+              std::string::npos)
+        << notes[0];
+    auto* device = dynamic_cast<DeviceFrameSource*>(s.get());
+    ASSERT_NE(device, nullptr);
+    EXPECT_EQ(device->frame_device(), -1);
+    auto cpu = open_video(h264_444.string(), nullptr);
+    expect_same_frames(*s, *cpu, "4:4:4");
+  }
+  if (have_encoder("libvpx")) {
+    const fs::path vp8 = ffmpeg_make(ref, "-frames:v 3 -c:v libvpx -b:v 200k -threads 2",
+                                      "carphone_vp8.webm");
+    notes.clear();
+    auto s = open_video(vp8.string(), nullptr, {}, nvdec);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("not with NVDEC: VQE decodes H.264, HEVC, VP9 and AV1 with NVDEC, "
+                            "not vp8"),
+              std::string::npos)
+        << notes[0];
+  }
+  // Required: an error naming the reason.
+  DecodeOptions required = nvdec;
+  required.require_device = true;
+  notes.clear();
+  try {
+    open_video(h264_444.string(), nullptr, {}, required);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot be decoded with NVDEC on CUDA device 0: "),
+              std::string::npos)
+        << e.what();
+  }
+  if (cuda::device_count() > 0) GTEST_SKIP() << "a CUDA device is present (tests/gpu: NVDEC)";
+  // No GPU here: the 4:2:0 H.264 file, too, on the CPU, and the note says why.
+  notes.clear();
+  auto s = open_video(h264.string(), nullptr, {}, nvdec);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("h264 yuv420p 176x144, decoded on the CPU (not with NVDEC: "),
+            std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[0].find(cuda::compiled_in() ? "no CUDA device 0 (0 found)"
+                                              : "this build of VQE has no CUDA backend"),
+            std::string::npos)
+      << notes[0];
+  EXPECT_EQ(dynamic_cast<DeviceFrameSource&>(*s).frame_device(), -1);
+  auto cpu = open_video(h264.string(), nullptr);
+  expect_same_frames(*s, *cpu, "4:2:0");
+  EXPECT_THROW(open_video(h264.string(), nullptr, {}, required), Error);
+}
+
+// A source that says it decodes on CUDA device 0 but serves frames from a
+// Y4M file (host memory): run_job hands a CPU job host copies and says so.
+class PretendDeviceSource final : public FrameSource, public DeviceFrameSource {
+ public:
+  explicit PretendDeviceSource(std::unique_ptr<FrameSource> inner) : inner_(std::move(inner)) {}
+  const VideoFormat& format() const override { return inner_->format(); }
+  const std::string& path() const override { return inner_->path(); }
+  unsigned frames_read() const override { return inner_->frames_read(); }
+  bool read(Picture& picture) override { return inner_->read(picture); }
+  bool skip(unsigned count) override { return inner_->skip(count); }
+  int frame_device() const override { return 0; }
+  void set_device_planes(int) override { ADD_FAILURE() << "set_device_planes"; }
+  bool read_device(DevicePicture&) override {
+    ADD_FAILURE() << "read_device";
+    return false;
+  }
+
+ private:
+  std::unique_ptr<FrameSource> inner_;
+};
+
+TEST(Hwdec, CpuJobTakesHostCopies) {
+  VQE_REQUIRE_SHARED(shared);
+  const fs::path ref = shared / "testdata/clips/ref/carphone_176x144_420p8_20f.y4m";
+  const fs::path dist = shared / "testdata/clips/dist/carphone_176x144_420p8_20f__x264_crf35.y4m";
+  JobConfig config = vmaf_and_psnr();
+  std::vector<std::string> notes;
+  config.on_note = [&](const std::string& n) { notes.push_back(n); };
+  PretendDeviceSource pretend(open_video(dist.string(), nullptr));
+  auto reference = open_video(ref.string(), nullptr);
+  const JobResult result = run_job(*reference, pretend, config);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_EQ(notes[0], "frames decoded with NVDEC are copied to host memory: the job computes on "
+                      "the CPU");
+  expect_same_scores(score(open_video(ref.string(), nullptr), open_video(dist.string(), nullptr)),
+                     result, "host copies", 20);
+}
+
+TEST(HwdecCli, OptionAndNotes) {
+  VQE_REQUIRE_SHARED(shared);
+  if (!compressed_input_available()) GTEST_SKIP() << "built without FFmpeg's libraries";
+  if (!have_ffmpeg()) GTEST_SKIP() << "no ffmpeg on PATH";
+  if (!have_encoder("libx264")) GTEST_SKIP() << "ffmpeg has no libx264";
+  const fs::path ref = shared / "testdata/clips/ref/carphone_176x144_420p8_20f.y4m";
+  const fs::path h264 = ffmpeg_make(ref, kEncodes[0].args, "carphone_x264.mp4");
+  const std::string pair = "-r " + ref.string() + " -d " + h264.string() + " -q -o /dev/null ";
+  CliResult r = run_cli(pair + "--hwdec sometimes");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("--hwdec"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(see vqe --help)"), std::string::npos) << r.err;
+  // On the CPU: said with --verbose, with the steady rate at the end.
+  r = run_cli(pair + "--verbose");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(h264.string() + ": h264 yuv420p 176x144, decoded on the CPU\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("steady: first frame after "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("frames 2..20 in "), std::string::npos) << r.err;
+  r = run_cli(pair + "--backend cuda --hwdec none --verbose");
+  EXPECT_EQ(r.err.find("NVDEC"), std::string::npos) << r.err;
+  r = run_cli(pair + "--backend cuda --scale distorted --verbose");
+  EXPECT_NE(r.err.find("compressed input is decoded on the CPU: --scale scales frames in host "
+                       "memory"),
+            std::string::npos)
+      << r.err;
+  if (cuda::device_count() > 0) GTEST_SKIP() << "a CUDA device is present (tests/gpu: NVDEC)";
+  // --backend cuda without a GPU: NVDEC cannot, the CPU decodes, then the
+  // job stops (no CUDA device).
+  r = run_cli(pair + "--backend cuda --verbose");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(h264.string() + ": h264 yuv420p 176x144, decoded on the CPU (not with "
+                                       "NVDEC: "),
+            std::string::npos)
+      << r.err;
+  // Required: the error names the file and the reason.
+  r = run_cli(pair + "--hwdec nvdec");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("vqe: error: " + h264.string() +
+                       ": cannot be decoded with NVDEC on CUDA device 0: "),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

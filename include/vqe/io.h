@@ -115,6 +115,27 @@ struct RawVideoParams {
   ChromaFormat chroma = ChromaFormat::k420;
 };
 
+/// How compressed input is decoded (open_video(), open_compressed_video()).
+struct DecodeOptions {
+  /// libavcodec's threads for decoding on the CPU (0: one per core).
+  int threads = 0;
+  /// Decode with NVDEC (libavcodec's nvdec hardware acceleration) on this
+  /// CUDA device, into that device's memory: H.264, HEVC, VP9 and AV1 at
+  /// 4:2:0, 8, 10 or 12 bits, where the GPU decodes that profile and size.
+  /// The frames then stay in device memory for a CUDA job on the same device
+  /// (run_job()); FrameSource::read() copies them to host memory. -1 (the
+  /// default): decode on the CPU. Anything NVDEC cannot decode (another
+  /// codec, 4:2:2 or 4:4:4, no GPU, no libnvcuvid.so.1, a profile the GPU
+  /// lacks) is decoded on the CPU, and `on_note` hears why.
+  int cuda_device = -1;
+  /// With cuda_device >= 0: throw vqe::Error (naming the reason) when NVDEC
+  /// cannot decode the file, instead of decoding it on the CPU.
+  bool require_device = false;
+  /// Told how each compressed file is decoded ("...: h264 yuv420p, decoded
+  /// with NVDEC on CUDA device 0", or on the CPU and why not with NVDEC).
+  WarningHandler on_note;
+};
+
 /// Opens a video by its content, not its name: a file, FIFO, pipe, character
 /// device (read as a stream), "/dev/stdin", or "-" for standard input.
 /// Input that starts with the Y4M signature ("YUV4MPEG2 ") is read as Y4M
@@ -140,6 +161,10 @@ struct RawVideoParams {
 /// "?" or no I tag is taken as progressive, as libvmaf does).
 std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoParams* raw,
                                         const WarningHandler& on_warning = {});
+/// As open_video() above, decoding a compressed file as `decode` says.
+std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoParams* raw,
+                                        const WarningHandler& on_warning,
+                                        const DecodeOptions& decode);
 
 /// The identity of the file at `path` ("-": standard input), found without
 /// opening or reading it; nullopt when it cannot be found (e.g. no such file).
@@ -177,6 +202,14 @@ bool compressed_input_available();
 /// has no FFmpeg libraries.
 std::unique_ptr<FrameSource> open_compressed_video(const std::string& path,
                                                    int decoder_threads = 0);
+/// As open_compressed_video() above, decoding as `options` says: on the CPU
+/// with options.threads, or with NVDEC on options.cuda_device (see
+/// DecodeOptions). The source's pixel format is then the decoded stream's
+/// (yuv420p, yuv420p10le or yuv420p12le), as CPU decoding gives it, and the
+/// frames are the same samples. Throws as above, and when
+/// options.require_device is set and NVDEC cannot decode the file.
+std::unique_ptr<FrameSource> open_compressed_video(const std::string& path,
+                                                   const DecodeOptions& options);
 
 /// Scales every frame of `source` to `width` × `height` with libswscale as
 /// FFmpeg's scale filter does by default (`-vf scale=W:H:flags=bicubic`,

@@ -178,6 +178,7 @@ struct JobResult {
 
 namespace detail {
 struct FrameSlot;
+struct JobAccess;
 }  // namespace detail
 
 /// A frame pair lent by a job to be filled in place (no copy on submit):
@@ -280,6 +281,7 @@ class Job {
   JobResult finish();
 
  private:
+  friend struct detail::JobAccess;  // run_job's frames in device memory (src/job)
   std::unique_ptr<detail::JobState> state_;
 };
 

@@ -9,12 +9,21 @@
 #include <string>
 #include <vector>
 
+#include "core/device_picture.h"
 #include "core/extractor.h"
 #include "core/options.h"
+#include "vqe/error.h"
 #include "vqe/feature_collector.h"
 #include "vqe/picture.h"
 
 namespace vqe {
+
+/// One side of a frame pair for GpuJob::submit_inputs(): a picture in host
+/// memory (`host`) or in the GPU's memory (`device`); exactly one is set.
+struct GpuInput {
+  const Picture* host = nullptr;
+  const DevicePicture* device = nullptr;
+};
 
 /// Runs the GPU computes of a job's extractors on one device, for one GPU
 /// backend (CUDA: backend/cuda/backend.h; Vulkan: backend/vulkan/backend.h).
@@ -57,6 +66,23 @@ class GpuJob {
   /// into `out`. Unregistered pictures may be reused by the caller on return.
   virtual void submit(const Picture& reference, const Picture& distorted, unsigned index,
                       FeatureCollector& out) = 0;
+
+  /// The CUDA device whose DevicePictures submit_inputs() takes, or -1 when
+  /// this backend takes none (Vulkan).
+  virtual int device_pictures_device() const { return -1; }
+
+  /// As submit(), with either side a picture in host memory (copied during
+  /// the call, as submit() copies an unregistered picture) or a DevicePicture
+  /// on device_pictures_device() with the job's format and at least the
+  /// planes the extractors read (1, or 3 when needs_chroma()): copied device
+  /// to device into the job's frame ring, its owner held until that copy has
+  /// completed. Throws vqe::Error when the backend takes no device pictures
+  /// or a picture does not fit.
+  virtual void submit_inputs(const GpuInput& reference, const GpuInput& distorted, unsigned index,
+                             FeatureCollector& out) {
+    (void)reference, (void)distorted, (void)index, (void)out;
+    throw Error(std::string(backend_name()) + ": this backend takes no pictures in device memory");
+  }
 
   /// Waits for all outstanding work and writes the remaining per-frame
   /// results into `out`; more frames may be submitted afterwards.

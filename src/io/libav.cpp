@@ -4,7 +4,10 @@
 // libav_none.cpp stands in otherwise.
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdarg>
+#include <cstdint>
 #include <cstring>
 #include <condition_variable>
 #include <deque>
@@ -20,11 +23,22 @@ extern "C" {
 #include <libavformat/avformat.h>
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
+#include <libavutil/log.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 }
+#if VQE_HAVE_CUDA
+// Needs the CUDA toolkit's cuda.h (types only: FFmpeg loads libcuda itself).
+extern "C" {
+#include <libavutil/hwcontext_cuda.h>
+}
+#endif
 
+#include "backend/cuda/decoded_frames.h"
+#include "backend/cuda/device.h"
+#include "io/device_source.h"
 #include "io/libav.h"
 #include "vqe/error.h"
 #include "vqe/io.h"
@@ -38,12 +52,31 @@ std::string av_error_text(int code) {
   return buf;
 }
 
+// libav*'s log, less the errors of FFmpeg 5.1's native AV1 decoder where it
+// has no hardware device (libavformat's probing decode, or decoding on the
+// CPU): that decoder decodes through a hardware accelerator only (the
+// minimal static FFmpeg has no other AV1 decoder), so without one it fails
+// every packet ("Missing Sequence Header"...), and VQE says why itself.
+void log_without_hwless_av1(void* object, int level, const char* format, va_list args) {
+  if (object && level > AV_LOG_FATAL) {
+    const AVClass* cls = *static_cast<const AVClass* const*>(object);
+    if (cls && std::strcmp(cls->class_name, "AVCodecContext") == 0) {
+      const auto* c = static_cast<const AVCodecContext*>(object);
+      if (c->codec && std::strcmp(c->codec->name, "av1") == 0 && !c->hw_device_ctx) return;
+    }
+  }
+  av_log_default_callback(object, level, format, args);
+}
+
 // libav* log at "error" level unless the application chose a level: their
 // informational and warning lines would interleave with the progress line.
 void quiet_libav_logs() {
   static std::once_flag once;
   std::call_once(once, [] {
-    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_ERROR);
+    if (av_log_get_level() == AV_LOG_INFO) {
+      av_log_set_level(AV_LOG_ERROR);
+      av_log_set_callback(log_without_hwless_av1);
+    }
   });
 }
 
@@ -118,12 +151,246 @@ const char* media_type_name(AVMediaType t) {
   return s ? s : "unknown";
 }
 
-// Demuxes and decodes on a thread of its own, a few frames ahead of read();
-// the libav contexts are used by that thread only once it runs.
-class LibavReader final : public FrameSource {
+#if VQE_HAVE_CUDA
+// NVDEC cannot decode the file (said in the note, then decoded on the CPU).
+class NvdecUnavailable : public Error {
  public:
-  LibavReader(std::string path, int threads) : path_(std::move(path)) {
+  using Error::Error;
+};
+
+// Bit depth of a stream's software pixel format that NVDEC decodes into a
+// surface VQE converts (4:2:0 at 8, 10 or 12 bits: NV12, P010, P016), else 0.
+int nvdec_bit_depth(int sw_pix_fmt) {
+  switch (sw_pix_fmt) {
+    case AV_PIX_FMT_YUV420P:
+    case AV_PIX_FMT_YUVJ420P:
+      return 8;
+    case AV_PIX_FMT_YUV420P10:
+      return 10;
+    case AV_PIX_FMT_YUV420P12:
+      return 12;
+    default:
+      return 0;
+  }
+}
+
+// The surface format NVDEC gives for that bit depth (libavcodec/nvdec.c).
+AVPixelFormat nvdec_surface_format(int bit_depth) {
+  return bit_depth == 8 ? AV_PIX_FMT_NV12 : bit_depth == 10 ? AV_PIX_FMT_P010 : AV_PIX_FMT_P016;
+}
+
+bool has_cuda_hwaccel(const AVCodec* codec) {
+  for (int i = 0;; ++i) {
+    const AVCodecHWConfig* config = avcodec_get_hw_config(codec, i);
+    if (!config) return false;
+    if (config->device_type == AV_HWDEVICE_TYPE_CUDA && config->pix_fmt == AV_PIX_FMT_CUDA &&
+        (config->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+      return true;
+  }
+}
+
+// libavcodec's decoder with NVDEC for the stream: the one av_find_best_stream
+// chose, or the codec's native decoder (Debian's FFmpeg prefers libdav1d for
+// AV1, which has no hardware acceleration). Throws NvdecUnavailable.
+const AVCodec* nvdec_decoder(const AVStream* st, const AVCodec* found) {
+  const AVCodecID id = st->codecpar->codec_id;
+  const char* native = id == AV_CODEC_ID_H264   ? "h264"
+                       : id == AV_CODEC_ID_HEVC ? "hevc"
+                       : id == AV_CODEC_ID_VP9  ? "vp9"
+                       : id == AV_CODEC_ID_AV1  ? "av1"
+                                                : nullptr;
+  if (!native)
+    throw NvdecUnavailable(fmt::format("VQE decodes H.264, HEVC, VP9 and AV1 with NVDEC, not {}",
+                                       avcodec_get_name(id)));
+  const int sw = st->codecpar->format;
+  if (sw != AV_PIX_FMT_NONE && nvdec_bit_depth(sw) == 0)
+    throw NvdecUnavailable(fmt::format(
+        "its pixel format {} is not 4:2:0 at 8, 10 or 12 bits (what NVDEC decodes)",
+        pix_fmt_name(sw)));
+  for (const AVCodec* codec : {found, avcodec_find_decoder_by_name(native)})
+    if (codec && has_cuda_hwaccel(codec)) return codec;
+  throw NvdecUnavailable(fmt::format("this FFmpeg's {} decoder has no NVDEC acceleration", native));
+}
+
+// An FFmpeg CUDA device over the CUDA runtime's primary context of `device`
+// (the context VQE's CUDA job computes in, so that decoded frames' device
+// pointers are valid there), its work on `stream`. The context is retained
+// until FFmpeg frees the device.
+AVBufferRef* make_cuda_device(int device, void* stream) {
+  void* context = cuda::retain_primary_context(device);
+  AVBufferRef* ref = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
+  if (!ref) {
+    cuda::release_primary_context(device);
+    throw Error("out of memory (av_hwdevice_ctx_alloc)");
+  }
+  auto* hw = reinterpret_cast<AVHWDeviceContext*>(ref->data);
+  auto* cu = static_cast<AVCUDADeviceContext*>(hw->hwctx);
+  cu->cuda_ctx = static_cast<CUcontext>(context);
+  cu->stream = static_cast<CUstream>(stream);
+  hw->user_opaque = reinterpret_cast<void*>(static_cast<std::intptr_t>(device));
+  hw->free = [](AVHWDeviceContext* c) {
+    cuda::release_primary_context(static_cast<int>(reinterpret_cast<std::intptr_t>(c->user_opaque)));
+  };
+  const int rc = av_hwdevice_ctx_init(ref);
+  if (rc < 0) {
+    av_buffer_unref(&ref);
+    throw NvdecUnavailable(fmt::format("FFmpeg cannot use CUDA device {} ({})", device,
+                                       av_error_text(rc)));
+  }
+  return ref;
+}
+
+// get_format with NVDEC: the CUDA surfaces when libavcodec offers them for a
+// stream NVDEC decodes into a surface VQE converts, else the software format
+// (then the reader notices the frames are not on the device).
+AVPixelFormat pick_nvdec_format(AVCodecContext* c, const AVPixelFormat* formats) {
+  bool cuda = false;
+  for (const AVPixelFormat* p = formats; *p != AV_PIX_FMT_NONE; ++p) cuda = cuda || *p == AV_PIX_FMT_CUDA;
+  if (cuda && nvdec_bit_depth(c->sw_pix_fmt) != 0) return AV_PIX_FMT_CUDA;
+  for (const AVPixelFormat* p = formats; *p != AV_PIX_FMT_NONE; ++p) {
+    const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(*p);
+    if (desc && !(desc->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *p;
+  }
+  return AV_PIX_FMT_NONE;
+}
+#endif
+
+// A decoded frame waiting for read(): in host memory (decoded on the CPU)
+// or in device memory (NVDEC, converted to VQE's planar layout).
+struct Decoded {
+  FramePtr frame;
+  DevicePicture device;
+  explicit operator bool() const { return frame != nullptr || static_cast<bool>(device); }
+};
+
+// Demuxes and decodes on a thread of its own, a few frames ahead of read();
+// the libav contexts are used by that thread only once it runs. With NVDEC
+// that thread also converts each surface into a DevicePicture and releases
+// the surface at once (NVDEC has only a few: a frame held longer would stall
+// the decoder).
+class LibavReader final : public FrameSource, public DeviceFrameSource {
+ public:
+  LibavReader(std::string path, const DecodeOptions& options) : path_(std::move(path)) {
     quiet_libav_logs();
+    std::string why_not;  // why NVDEC does not decode it (when asked to)
+    if (options.cuda_device >= 0) {
+#if VQE_HAVE_CUDA
+      try {
+        open(1, options.cuda_device);
+      } catch (const Error& e) {
+        why_not = e.what();
+        close();
+      }
+#else
+      why_not = "this build of VQE has no CUDA backend";
+#endif
+      if (device_ < 0 && options.require_device)
+        fail(fmt::format("cannot be decoded with NVDEC on CUDA device {}: {}", options.cuda_device,
+                         why_not));
+    }
+    if (device_ < 0) {
+      try {
+        open(options.threads, -1);
+      } catch (const Error& e) {
+        // Said once when both failed alike (a file that is not a video).
+        if (why_not.empty() || why_not == e.what()) throw;
+        throw Error(fmt::format("{} (nor with NVDEC: {})", e.what(), why_not));
+      }
+    }
+    if (options.on_note) {
+      const std::string what = fmt::format("{}: {} {} {}x{}", path_, codec_name_,
+                                           pix_fmt_name(pix_fmt_of(format_)), format_.width,
+                                           format_.height);
+      if (device_ >= 0)
+        options.on_note(fmt::format("{}, decoded with NVDEC on CUDA device {}", what, device_));
+      else
+        options.on_note(fmt::format("{}, decoded on the CPU{}", what,
+                                    why_not.empty() ? "" : " (not with NVDEC: " + why_not + ")"));
+    }
+    // From here on only the decoding thread touches the libav contexts.
+    thread_ = std::thread([this] { decode_ahead(); });
+  }
+
+  ~LibavReader() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    close();
+  }
+
+  const VideoFormat& format() const override { return format_; }
+  const std::string& path() const override { return path_; }
+  unsigned frames_read() const override { return frames_read_; }
+  unsigned frame_count_hint() const override { return frame_count_hint_; }
+
+  bool read(Picture& picture) override { return read_planes(picture, format_.num_planes()); }
+
+  bool read_planes(Picture& picture, int planes) override {
+    const Decoded d = next();
+    if (!d) return false;
+    if (!(picture.format() == format_)) picture = Picture(format_);
+    if (d.device) {
+      if (planes > d.device.planes)
+        throw Error(fmt::format("{}: frame {}: internal: {} planes asked, {} kept on the device",
+                                path_, frames_read_, planes, d.device.planes));
+      converter_->download(d.device, picture, planes);
+    } else {
+      PictureView view;
+      view.format = format_;
+      for (int p = 0; p < format_.num_planes(); ++p) {
+        view.data[p] = d.frame->data[p];
+        view.stride[p] = d.frame->linesize[p];
+      }
+      copy_picture(view, picture, fmt::format("{}: frame {}", path_, frames_read_));
+    }
+    ++frames_read_;
+    return true;
+  }
+
+  bool skip(unsigned count) override {
+    for (unsigned i = 0; i < count; ++i) {
+      if (!next()) return false;
+      ++frames_read_;
+    }
+    return true;
+  }
+
+  int frame_device() const override { return device_; }
+
+  void set_device_planes(int planes) override {
+    planes_.store(std::clamp(planes, 1, format_.num_planes()));
+  }
+
+  bool read_device(DevicePicture& picture) override {
+    if (device_ < 0) throw Error(path_ + ": internal: read_device() on frames decoded on the CPU");
+    Decoded d = next();
+    if (!d) return false;
+    picture = std::move(d.device);
+    ++frames_read_;
+    return true;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(fmt::format("{}: {}", path_, what));
+  }
+
+  // Frame numbers count frames in presentation order as returned; the
+  // decoder (its threads, B-frame reordering) may be a few packets ahead.
+  [[noreturn]] void decode_failed(int rc) const {
+    fail(fmt::format("frame {}: decoding failed ({} decoder: {}; {} packets of the video stream "
+                     "read): the stream is corrupt or truncated",
+                     decoded_, codec_name_, av_error_text(rc), packets_));
+  }
+
+  // Opens the file and decodes its first frame, which decides the format:
+  // on the CPU with `threads` when `device` is -1, else with NVDEC on CUDA
+  // device `device` (throws when NVDEC does not decode it; close() then
+  // leaves the reader ready for another open()).
+  void open(int threads, int device) {
     AVFormatContext* raw_fmt = nullptr;
     int rc = avformat_open_input(&raw_fmt, path_.c_str(), nullptr, nullptr);
     if (rc < 0)
@@ -142,9 +409,18 @@ class LibavReader final : public FrameSource {
                        streams.empty() ? "none" : streams));
     }
     AVStream* st = fmt_->streams[stream_ < 0 ? 0 : stream_];
+#if VQE_HAVE_CUDA
+    if (device >= 0 && stream_ >= 0) codec = nvdec_decoder(st, codec);
+#endif
     if (stream_ < 0 || !codec)
       fail(fmt::format("no decoder for its video codec '{}' in this FFmpeg",
                        avcodec_get_name(st->codecpar->codec_id)));
+    // FFmpeg 5.1's native AV1 decoder decodes through a hardware
+    // accelerator only (the minimal static FFmpeg of scripts/ffmpeg-minimal
+    // has no other).
+    if (device < 0 && std::strcmp(codec->name, "av1") == 0)
+      fail("no AV1 decoder for the CPU in this FFmpeg (its native av1 decoder needs a hardware "
+           "decoder: NVDEC, with --backend cuda; FFmpeg with libdav1d decodes AV1 on the CPU)");
     for (unsigned i = 0; i < fmt_->nb_streams; ++i)
       if (static_cast<int>(i) != stream_) fmt_->streams[i]->discard = AVDISCARD_ALL;
     dec_.reset(avcodec_alloc_context3(codec));
@@ -154,6 +430,19 @@ class LibavReader final : public FrameSource {
     dec_->pkt_timebase = st->time_base;
     dec_->thread_count = std::max(0, threads);
     dec_->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+#if VQE_HAVE_CUDA
+    if (device >= 0) {
+      const int count = cuda::device_count();
+      if (device >= count)
+        throw NvdecUnavailable(fmt::format("no CUDA device {} ({} found)", device, count));
+      // One decoding thread: the GPU decodes, and frame threads would hold
+      // more of NVDEC's few surfaces.
+      converter_ = std::make_unique<cuda::SurfaceConverter>(device);
+      dec_->hw_device_ctx = make_cuda_device(device, converter_->stream());
+      dec_->get_format = pick_nvdec_format;
+      dec_->thread_count = 1;
+    }
+#endif
     // Bitstream errors stop the decoder (rather than concealed frames). The
     // decoder's other defaults stay as ffmpeg has them: e.g. H.264 frames
     // before the first recovery point are not output (as `ffmpeg -i` does).
@@ -171,69 +460,86 @@ class LibavReader final : public FrameSource {
     frame_ = first.get();
     if (!decode_next())
       fail(fmt::format("holds no video frame ({} stream)", avcodec_get_name(st->codecpar->codec_id)));
-    const PixFmtMapping* m = find_mapping(frame_->format);
-    if (!m)
-      fail(fmt::format("the decoded pixel format {} ({} codec) is not planar YUV or gray at 8, "
-                       "10, 12 or 16 bits; VQE does not convert it: decode to one of those first "
-                       "(e.g. ffmpeg -pix_fmt yuv420p)",
-                       pix_fmt_name(frame_->format), codec_name_));
-    format_ = VideoFormat{frame_->width, frame_->height, m->bit_depth, m->chroma};
-    validate_format(format_, path_);
-    pix_fmt_ = frame_->format;
+    frame_ = nullptr;
+    Decoded d;
+    if (device >= 0) {
+#if VQE_HAVE_CUDA
+      d.device = open_device_frames(*first, device);
+#endif
+    } else {
+      const PixFmtMapping* m = find_mapping(first->format);
+      if (!m)
+        fail(fmt::format("the decoded pixel format {} ({} codec) is not planar YUV or gray at 8, "
+                         "10, 12 or 16 bits; VQE does not convert it: decode to one of those first "
+                         "(e.g. ffmpeg -pix_fmt yuv420p)",
+                         pix_fmt_name(first->format), codec_name_));
+      format_ = VideoFormat{first->width, first->height, m->bit_depth, m->chroma};
+      validate_format(format_, path_);
+      pix_fmt_ = first->format;
+      d.frame = std::move(first);
+    }
     ++decoded_;
-    queue_.push_back(std::move(first));
-    // From here on only the decoding thread touches the libav contexts.
-    thread_ = std::thread([this] { decode_ahead(); });
+    queue_.push_back(std::move(d));
   }
 
-  ~LibavReader() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
+#if VQE_HAVE_CUDA
+  // The format of NVDEC's first frame, checked; its picture on the device.
+  DevicePicture open_device_frames(const AVFrame& first, int device) {
+    if (first.format != AV_PIX_FMT_CUDA)
+      throw NvdecUnavailable(fmt::format(
+          "libavcodec could not set up NVDEC for this {} {} stream (the GPU may lack that "
+          "profile or size, or libnvcuvid.so.1 is missing; FFmpeg's message above says which)",
+          codec_name_, pix_fmt_name(dec_->sw_pix_fmt)));
+    const int bits = nvdec_bit_depth(dec_->sw_pix_fmt);
+    const auto* frames = first.hw_frames_ctx
+                             ? reinterpret_cast<const AVHWFramesContext*>(first.hw_frames_ctx->data)
+                             : nullptr;
+    if (bits == 0 || !frames || frames->sw_format != nvdec_surface_format(bits))
+      throw NvdecUnavailable(fmt::format("unexpected NVDEC surface ({} for {})",
+                                         frames ? pix_fmt_name(frames->sw_format) : "none",
+                                         pix_fmt_name(dec_->sw_pix_fmt)));
+    // libavcodec crops hardware frames at the right and bottom only.
+    if ((first.crop_left | first.crop_top) & 1)
+      throw NvdecUnavailable("its cropping starts at an odd row or column");
+    format_ = VideoFormat{visible_width(first), visible_height(first), bits, ChromaFormat::k420};
+    validate_format(format_, path_);
+    pix_fmt_ = AV_PIX_FMT_CUDA;
+    surface_format_ = frames->sw_format;
+    planes_.store(format_.num_planes());
+    converter_->init(format_);
+    device_ = device;
+    return convert(first);
   }
 
-  const VideoFormat& format() const override { return format_; }
-  const std::string& path() const override { return path_; }
-  unsigned frames_read() const override { return frames_read_; }
-  unsigned frame_count_hint() const override { return frame_count_hint_; }
-
-  bool read(Picture& picture) override {
-    const FramePtr frame = next();
-    if (!frame) return false;
-    if (!(picture.format() == format_)) picture = Picture(format_);
-    PictureView view;
-    view.format = format_;
-    for (int p = 0; p < format_.num_planes(); ++p) {
-      view.data[p] = frame->data[p];
-      view.stride[p] = frame->linesize[p];
-    }
-    copy_picture(view, picture, fmt::format("{}: frame {}", path_, frames_read_));
-    ++frames_read_;
-    return true;
+  // The frame's surface as a DevicePicture (the planes asked for so far).
+  DevicePicture convert(const AVFrame& frame) {
+    const cuda::Surface surface{frame.data[0], static_cast<std::size_t>(frame.linesize[0]),
+                                frame.data[1], static_cast<std::size_t>(frame.linesize[1])};
+    return converter_->convert(surface, static_cast<int>(frame.crop_top),
+                               static_cast<int>(frame.crop_left), planes_.load());
   }
+#endif
 
-  bool skip(unsigned count) override {
-    for (unsigned i = 0; i < count; ++i) {
-      if (!next()) return false;
-      ++frames_read_;
-    }
-    return true;
-  }
+  static int visible_width(const AVFrame& f) { return f.width - static_cast<int>(f.crop_left); }
+  static int visible_height(const AVFrame& f) { return f.height - static_cast<int>(f.crop_top); }
 
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(fmt::format("{}: {}", path_, what));
-  }
-
-  // Frame numbers count frames in presentation order as returned; the
-  // decoder (its threads, B-frame reordering) may be a few packets ahead.
-  [[noreturn]] void decode_failed(int rc) const {
-    fail(fmt::format("frame {}: decoding failed ({} decoder: {}; {} packets of the video stream "
-                     "read): the stream is corrupt or truncated",
-                     decoded_, codec_name_, av_error_text(rc), packets_));
+  // Undoes open(): ready for another (or for the destructor).
+  void close() {
+    queue_.clear();
+    packet_.reset();
+    dec_.reset();  // before the converter: NVDEC maps surfaces on its stream
+    converter_.reset();
+    fmt_.reset();
+    frame_ = nullptr;
+    codec_name_.clear();
+    stream_ = -1;
+    pix_fmt_ = AV_PIX_FMT_NONE;
+    surface_format_ = AV_PIX_FMT_NONE;
+    device_ = -1;
+    frame_count_hint_ = 0;
+    packets_ = 0;
+    decoded_ = 0;
+    flushing_ = false;
   }
 
   unsigned count_hint(const AVStream* st) const {
@@ -262,16 +568,32 @@ class LibavReader final : public FrameSource {
         FramePtr frame = alloc_frame();
         frame_ = frame.get();
         const bool got = decode_next();
-        if (got && (frame->width != format_.width || frame->height != format_.height ||
-                    frame->format != pix_fmt_))
-          fail(fmt::format("frame {}: changes from {}x{} {} to {}x{} {} (not supported)",
-                           decoded_, format_.width, format_.height, pix_fmt_name(pix_fmt_),
-                           frame->width, frame->height, pix_fmt_name(frame->format)));
         frame_ = nullptr;
+        Decoded d;
+        if (got) {
+          const int width = device_ >= 0 ? visible_width(*frame) : frame->width;
+          const int height = device_ >= 0 ? visible_height(*frame) : frame->height;
+          const auto* frames =
+              frame->hw_frames_ctx
+                  ? reinterpret_cast<const AVHWFramesContext*>(frame->hw_frames_ctx->data)
+                  : nullptr;
+          if (width != format_.width || height != format_.height || frame->format != pix_fmt_ ||
+              (device_ >= 0 && (!frames || frames->sw_format != surface_format_)))
+            fail(fmt::format("frame {}: changes from {}x{} {} to {}x{} {} (not supported)",
+                             decoded_, format_.width, format_.height, pix_fmt_name(pix_fmt_),
+                             width, height, pix_fmt_name(frame->format)));
+#if VQE_HAVE_CUDA
+          if (device_ >= 0)
+            d.device = convert(*frame);  // the surface goes back to NVDEC below
+          else
+#endif
+            d.frame = std::move(frame);
+        }
+        frame.reset();
         std::lock_guard<std::mutex> lock(mutex_);
         if (got) {
           ++decoded_;
-          queue_.push_back(std::move(frame));
+          queue_.push_back(std::move(d));
         } else {
           ended_ = true;
         }
@@ -286,19 +608,19 @@ class LibavReader final : public FrameSource {
     }
   }
 
-  // The next frame in presentation order; null at the end. Rethrows the
+  // The next frame in presentation order; empty at the end. Rethrows the
   // decoding thread's error once the frames before it are taken.
-  FramePtr next() {
+  Decoded next() {
     std::unique_lock<std::mutex> lock(mutex_);
     cv_.wait(lock, [&] { return !queue_.empty() || ended_; });
     if (!queue_.empty()) {
-      FramePtr frame = std::move(queue_.front());
+      Decoded d = std::move(queue_.front());
       queue_.pop_front();
       cv_.notify_all();
-      return frame;
+      return d;
     }
     if (error_) std::rethrow_exception(error_);
-    return nullptr;
+    return {};
   }
 
   // Decodes the next frame in presentation order into *frame_; false at
@@ -345,13 +667,19 @@ class LibavReader final : public FrameSource {
   }
 
   std::string path_;
+  // The NVDEC surface converter outlives the decoder (its stream is the
+  // decoder's); destroyed after dec_.
+  std::unique_ptr<cuda::SurfaceConverter> converter_;
   std::unique_ptr<AVFormatContext, FormatCloser> fmt_;
   std::unique_ptr<AVCodecContext, CodecFreer> dec_;
   std::unique_ptr<AVPacket, PacketFreer> packet_;
   AVFrame* frame_ = nullptr;  // where decode_next() decodes to
   std::string codec_name_;
   int stream_ = -1;
-  int pix_fmt_ = AV_PIX_FMT_NONE;
+  int pix_fmt_ = AV_PIX_FMT_NONE;  // AV_PIX_FMT_CUDA with NVDEC
+  int surface_format_ = AV_PIX_FMT_NONE;  // NVDEC: NV12, P010 or P016
+  int device_ = -1;  // the CUDA device NVDEC decodes on; -1: the CPU
+  std::atomic<int> planes_{3};  // NVDEC: planes converted (set_device_planes)
   VideoFormat format_{};
   unsigned frames_read_ = 0;
   unsigned frame_count_hint_ = 0;
@@ -364,7 +692,7 @@ class LibavReader final : public FrameSource {
   static constexpr std::size_t kAhead = 4;
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::deque<FramePtr> queue_;
+  std::deque<Decoded> queue_;
   bool ended_ = false;  // the decoding thread is done (end or error_)
   bool stop_ = false;   // the reader is being destroyed
   std::exception_ptr error_;
@@ -493,7 +821,14 @@ bool probe_is_video(const std::uint8_t* data, std::size_t size) {
 }
 
 std::unique_ptr<FrameSource> open_compressed_video(const std::string& path, int decoder_threads) {
-  return std::make_unique<LibavReader>(path, decoder_threads);
+  DecodeOptions options;
+  options.threads = decoder_threads;
+  return std::make_unique<LibavReader>(path, options);
+}
+
+std::unique_ptr<FrameSource> open_compressed_video(const std::string& path,
+                                                   const DecodeOptions& options) {
+  return std::make_unique<LibavReader>(path, options);
 }
 
 std::unique_ptr<FrameSource> scale_source(std::unique_ptr<FrameSource> source, int width,

@@ -13,6 +13,11 @@ bool compressed_input_available() { return false; }
 bool probe_is_video(const std::uint8_t*, std::size_t) { return false; }
 
 std::unique_ptr<FrameSource> open_compressed_video(const std::string& path, int) {
+  return open_compressed_video(path, DecodeOptions{});
+}
+
+std::unique_ptr<FrameSource> open_compressed_video(const std::string& path,
+                                                   const DecodeOptions&) {
   throw Error(path +
               ": not a Y4M file, and this build of VQE reads no compressed video (it was built "
               "without FFmpeg's libraries: install libavformat-dev, libavcodec-dev, "

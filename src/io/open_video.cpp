@@ -102,6 +102,12 @@ void check_separate_inputs(const std::string& a_name, const FileIdentity& a,
 
 std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoParams* raw,
                                         const WarningHandler& on_warning) {
+  return open_video(path, raw, on_warning, DecodeOptions{});
+}
+
+std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoParams* raw,
+                                        const WarningHandler& on_warning,
+                                        const DecodeOptions& decode) {
   OpenedInput in = open_input(path);
   const std::string_view head = in.stream->peek(kY4mMagic.size() + 1);
   if (head.empty()) throw Error(fmt::format("{}: is empty", path));
@@ -121,11 +127,11 @@ std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoP
     // Unrecognised content named .y4m is a broken Y4M file, said below as such.
     if (video || (!raw && !has_suffix(path, ".y4m"))) {
       in = OpenedInput{};  // closes the file: libavformat opens it itself
-      if (video) return open_compressed_video(path);
+      if (video) return open_compressed_video(path, decode);
       // Not recognised by content (libavformat may still take it by its
       // name): maybe raw YUV given without its shape.
       try {
-        return open_compressed_video(path);
+        return open_compressed_video(path, decode);
       } catch (const Error& e) {
         throw Error(fmt::format("{} (if it is raw YUV, give its width, height, pixel format and "
                                 "bit depth: -w, -h, -p, -b)",

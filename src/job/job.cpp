@@ -33,6 +33,7 @@
 #include "core/extractor.h"
 #include "core/options.h"
 #include "core/work_scheduler.h"
+#include "job/job_access.h"
 #include "job/reference_share.h"
 #include "vqe/error.h"
 
@@ -97,6 +98,9 @@ class JobState {
   /// Drops one hold on a submitted slot (FrameSlot::refs); frees it at 0.
   void release(FrameSlot* slot);
   void submit_slot(FrameSlot* slot);
+  /// JobAccess::device_input, submit_inputs.
+  int device_input(std::string* why) const;
+  void submit_inputs(const GpuInput& reference, const GpuInput& distorted);
 
   unsigned frames_submitted() const { return submitted_.load(); }
   unsigned frames_final() const { return final_.load(std::memory_order_acquire); }
@@ -167,6 +171,7 @@ class JobState {
   std::vector<std::string> gpu_extractors_;
   std::unique_ptr<GpuJob> gpu_;
   std::vector<std::unique_ptr<FeatureExtractor>> extractors_;  // CPU, request order
+  std::vector<std::string> cpu_extractor_names_;  // theirs, when the job has a GPU part
   // temporal_: serial temporal extractors (strand only); pairwise_: split
   // temporal extractors (their emit_ordered on the strand, extract_pair in
   // the parallel task); parallel_: the rest.
@@ -469,6 +474,7 @@ void JobState::start(const VideoFormat& format) {
       extractors_.push_back(make_extractor(r.info->name, r.options, config_.cpu_level));
       cpu_keys.push_back(request_key(r.info->name, r.options));
       built.push_back({extractors_.back().get(), 0});
+      if (gpu_) cpu_extractor_names_.push_back(r.info->name);
       if (gpu_ && config_.on_note)
         config_.on_note(fmt::format("{}: no {} implementation, runs on the CPU", r.info->name,
                                     gpu_->backend_name()));
@@ -688,6 +694,49 @@ void JobState::submit_slot(FrameSlot* slot) {
     else
       parallel_task(parallel_, pairwise_, slot);
   }
+  rethrow_if_failed();
+}
+
+int JobState::device_input(std::string* why) const {
+  const auto no = [&](const std::string& text) {
+    if (why) *why = text;
+    return -1;
+  };
+  if (!started_) return no("the job has not started");
+  if (!gpu_) return no("the job computes on the CPU");
+  const int device = gpu_->device_pictures_device();
+  if (device < 0)
+    return no(fmt::format("the {} backend takes no frames in device memory", gpu_->backend_name()));
+  if (!extractors_.empty()) {
+    std::string names;
+    for (const std::string& n : cpu_extractor_names_) names += (names.empty() ? "" : ", ") + n;
+    return no(fmt::format("{} {} on the CPU", names,
+                          cpu_extractor_names_.size() == 1 ? "runs" : "run"));
+  }
+  return device;
+}
+
+void JobState::submit_inputs(const GpuInput& reference, const GpuInput& distorted) {
+  check_open("submit");
+  if (!started_ || !gpu_ || !extractors_.empty())
+    throw Error("submit: frames in device memory need a job computing only on a CUDA device");
+  rethrow_if_failed();
+  const auto start = std::chrono::steady_clock::now();
+  const unsigned index = submitted_.fetch_add(1);
+  gpu_->submit_inputs(reference, distorted, index, out_);
+  gpu_collected_.store(gpu_->collected_frames(), std::memory_order_release);
+  submit_ns_.fetch_add(nanoseconds_since(start), std::memory_order_relaxed);
+  // No CPU part: the frame is done as far as the CPU goes.
+  {
+    std::lock_guard lock(progress_mutex_);
+    done_out_of_order_.insert(index);
+    while (!done_out_of_order_.empty() && *done_out_of_order_.begin() == cpu_done_) {
+      done_out_of_order_.erase(done_out_of_order_.begin());
+      ++cpu_done_;
+    }
+  }
+  progress_cv_.notify_all();
+  advance(false);
   rethrow_if_failed();
 }
 
@@ -991,6 +1040,16 @@ FeatureRequest parse_feature_request(const std::string& text) {
   if (eq != std::string::npos)
     r.options = parse_option_string(text.substr(eq + 1), "feature " + r.extractor);
   return r;
+}
+
+// --- JobAccess --------------------------------------------------------------
+
+int detail::JobAccess::device_input(const Job& job, std::string* why) {
+  return job.state_->device_input(why);
+}
+
+void detail::JobAccess::submit_inputs(Job& job, const GpuInput& reference, const GpuInput& distorted) {
+  job.state_->submit_inputs(reference, distorted);
 }
 
 // --- JobFrame ---------------------------------------------------------------

@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "io/device_source.h"
+#include "job/job_access.h"
 #include "vqe/error.h"
 #include "vqe/vqe.h"
 
@@ -281,11 +283,98 @@ unsigned read_parallel(FrameSource& reference, FrameSource& distorted, const Job
   return submitted;
 }
 
+// Skips the leading frames the configuration drops, reading in order.
+void skip_in_order(FrameSource& reference, FrameSource& distorted, const JobConfig& config) {
+  if (config.frame_skip_ref && !reference.skip(config.frame_skip_ref))
+    throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_ref)",
+                            reference.path(), config.frame_skip_ref));
+  if (config.frame_skip_dist && !distorted.skip(config.frame_skip_dist))
+    throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_dist)",
+                            distorted.path(), config.frame_skip_dist));
+}
+
+Error no_frames_error(const FrameSource& reference, const FrameSource& distorted) {
+  return Error(fmt::format("no frames to score: {} or {} holds no frame after skipping",
+                           reference.path(), distorted.path()));
+}
+
+// Inputs decoded on a GPU (NVDEC): when the job computes everything on that
+// CUDA device, their frames go to it in device memory (the other input, if
+// in host memory, is uploaded as usual) and the job is run here; otherwise
+// nullopt, and run_job reads them into host memory (copied from the device).
+std::optional<JobResult> run_device_frames(FrameSource& reference, FrameSource& distorted,
+                                           const JobConfig& config, Job& job) {
+  auto* ref_dev = dynamic_cast<DeviceFrameSource*>(&reference);
+  auto* dist_dev = dynamic_cast<DeviceFrameSource*>(&distorted);
+  const int ref_device = ref_dev ? ref_dev->frame_device() : -1;
+  const int dist_device = dist_dev ? dist_dev->frame_device() : -1;
+  if (ref_device < 0 && dist_device < 0) return std::nullopt;
+  const auto note = [&](const std::string& text) {
+    if (config.on_note) config.on_note(text);
+  };
+  std::string why = "the job computes on the CPU";
+  int device = -1;
+  if (config.backend != JobConfig::Backend::kCpu) {
+    // The job starts before the first frame is read (the decoders have
+    // decoded theirs already): what it computes where decides.
+    job.start(reference.format());
+    device = detail::JobAccess::device_input(job, &why);
+  }
+  for (const int d : {ref_device, dist_device})
+    if (device >= 0 && d >= 0 && d != device) {
+      why = fmt::format("decoded on CUDA device {}, scored on CUDA device {}", d, device);
+      device = -1;
+    }
+  if (device < 0) {
+    note(fmt::format("frames decoded with NVDEC are copied to host memory: {}", why));
+    return std::nullopt;
+  }
+  note(fmt::format("frames decoded with NVDEC stay in the memory of CUDA device {}", device));
+  const int planes = job.planes_needed();
+  if (ref_device >= 0) ref_dev->set_device_planes(planes);
+  if (dist_device >= 0) dist_dev->set_device_planes(planes);
+  skip_in_order(reference, distorted, config);
+
+  CallerTimes times;
+  Picture ref_host, dist_host;
+  DevicePicture ref_picture, dist_picture;
+  for (unsigned index = 0;; ++index) {
+    if (config.frame_cnt && index >= config.frame_cnt) break;
+    bool got_ref = false, got_dist = false;
+    CallerTimes::timed(times.read, [&] {
+      got_ref = ref_device >= 0 ? ref_dev->read_device(ref_picture)
+                                : reference.read_planes(ref_host, planes);
+      got_dist = dist_device >= 0 ? dist_dev->read_device(dist_picture)
+                                  : distorted.read_planes(dist_host, planes);
+    });
+    if (!got_ref || !got_dist) {
+      if (got_ref != got_dist) {
+        const FrameSource& ended = got_ref ? distorted : reference;
+        warn_shorter(config, ended, ended.frames_read(), got_ref ? reference : distorted, index);
+      }
+      break;
+    }
+    const GpuInput ref_in = ref_device >= 0 ? GpuInput{nullptr, &ref_picture}
+                                            : GpuInput{&ref_host, nullptr};
+    const GpuInput dist_in = dist_device >= 0 ? GpuInput{nullptr, &dist_picture}
+                                              : GpuInput{&dist_host, nullptr};
+    detail::JobAccess::submit_inputs(job, ref_in, dist_in);
+    // The job holds the device pictures until it has copied them.
+    ref_picture = DevicePicture{};
+    dist_picture = DevicePicture{};
+    if (config.on_progress) config.on_progress(index + 1);
+  }
+  if (job.frames_submitted() == 0) throw no_frames_error(reference, distorted);
+  return times.into(job.finish());
+}
+
 }  // namespace
 
 JobResult run_job(FrameSource& reference, FrameSource& distorted, const JobConfig& config) {
   check_pairable(reference, distorted);
   Job job(config);
+  if (std::optional<JobResult> result = run_device_frames(reference, distorted, config, job))
+    return std::move(*result);
 
   CallerTimes times;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -307,17 +396,9 @@ JobResult run_job(FrameSource& reference, FrameSource& distorted, const JobConfi
     check_skip(reference, config.frame_skip_ref, "--frame_skip_ref");
     check_skip(distorted, config.frame_skip_dist, "--frame_skip_dist");
   } else {
-    if (config.frame_skip_ref && !reference.skip(config.frame_skip_ref))
-      throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_ref)",
-                              reference.path(), config.frame_skip_ref));
-    if (config.frame_skip_dist && !distorted.skip(config.frame_skip_dist))
-      throw Error(fmt::format("{}: has fewer than {} frames to skip (--frame_skip_dist)",
-                              distorted.path(), config.frame_skip_dist));
+    skip_in_order(reference, distorted, config);
   }
-  const auto no_frames = [&] {
-    return Error(fmt::format("no frames to score: {} or {} holds no frame after skipping",
-                             reference.path(), distorted.path()));
-  };
+  const auto no_frames = [&] { return no_frames_error(reference, distorted); };
 
   // The first frame pair is read before the job builds its extractors (and
   // their frame-sized buffers) and its frame slots: an input that fails at

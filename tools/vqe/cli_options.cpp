@@ -126,6 +126,11 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
       ->check(CLI::IsMember({"cpu", "cuda", "vulkan", "auto"}));
   app.add_option("--gpu", s.gpu, "GPU index among the backend's devices (CUDA or Vulkan)")
       ->check(CLI::Range(0, 255));
+  app.add_option("--hwdec", s.hwdec,
+                 "Decoding of compressed input: auto (NVDEC on the --gpu device with --backend "
+                 "cuda where it can: H.264, HEVC, VP9, AV1 at 4:2:0; else the CPU), nvdec "
+                 "(NVDEC or an error), none (the CPU) (default: auto)")
+      ->check(CLI::IsMember({"auto", "nvdec", "none"}));
   app.add_flag("-q,--quiet", s.quiet, "No progress line");
   app.add_flag("-n,--no_prediction", s.no_prediction, "Extract features only, no VMAF model");
   app.add_flag("--verbose", s.verbose, "Print what is computed where");

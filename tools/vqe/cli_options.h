@@ -75,6 +75,10 @@ struct Settings {
   std::string cpu_level;            ///< empty: the best this CPU has
   std::string backend;              ///< empty: not given (cpu unless --gpumask 0)
   int gpu = 0;
+  /// --hwdec: how compressed input is decoded: "auto" (NVDEC on --gpu with
+  /// --backend cuda where it can, else the CPU), "nvdec" (NVDEC, or an
+  /// error), "none" (the CPU).
+  std::string hwdec = "auto";
 
   bool quiet = false;
   bool verbose = false;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "job_setup.h"
+
 namespace vqe::cli {
 namespace {
 
@@ -61,8 +63,9 @@ LadderInputs open_ladder_inputs(const Settings& s, const WarningHandler& warn,
   const bool have_raw = s.raw.width && s.raw.height;
   const auto raw = std::make_shared<RawVideoParams>();
   if (have_raw) *raw = raw_params(s.raw);
-  const auto open = [s_raw = s.raw, raw, have_raw, warn](const std::string& path) {
-    auto source = open_video(path, have_raw ? raw.get() : nullptr, warn);
+  const DecodeOptions decode = make_decode_options(s, note);
+  const auto open = [s_raw = s.raw, raw, have_raw, warn, decode](const std::string& path) {
+    auto source = open_video(path, have_raw ? raw.get() : nullptr, warn, decode);
     if (s_raw.any() && source->container() == VideoContainer::kY4m)
       check_raw_options_against(*source, s_raw);
     return source;
@@ -108,8 +111,9 @@ Inputs open_inputs(const Settings& s, const WarningHandler& warn, const WarningH
   const bool have_raw = s.raw.width && s.raw.height;
   if (have_raw) raw = raw_params(s.raw);
   Inputs in;
-  in.reference = open_video(s.reference, have_raw ? &raw : nullptr, warn);
-  in.distorted = open_video(s.distorted, have_raw ? &raw : nullptr, warn);
+  const DecodeOptions decode = make_decode_options(s, note);
+  in.reference = open_video(s.reference, have_raw ? &raw : nullptr, warn, decode);
+  in.distorted = open_video(s.distorted, have_raw ? &raw : nullptr, warn, decode);
 
   if (s.raw.any()) {
     int y4m = 0;

@@ -61,6 +61,27 @@ JobConfig::Backend select_backend(const Settings& s) {
 
 }  // namespace
 
+DecodeOptions make_decode_options(const Settings& s, const WarningHandler& note) {
+  DecodeOptions d;
+  d.on_note = note;
+  if (s.hwdec == "none") return d;
+  if (s.hwdec == "nvdec") {
+    d.cuda_device = s.gpu;
+    d.require_device = true;
+    return d;
+  }
+  if (select_backend(s) != JobConfig::Backend::kCuda) return d;
+  const char* why = s.scale.any()      ? "--scale scales frames in host memory"
+                    : !s.ladder.empty() ? "a ladder shares the reference's frames in host memory"
+                                        : nullptr;
+  if (why) {
+    if (note) note(fmt::format("compressed input is decoded on the CPU: {}", why));
+    return d;
+  }
+  d.cuda_device = s.gpu;
+  return d;
+}
+
 JobConfig make_job_config(const Settings& s) {
   JobConfig config;
   config.backend = select_backend(s);

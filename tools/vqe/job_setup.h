@@ -17,6 +17,13 @@ namespace vqe::cli {
 /// opened.
 JobConfig make_job_config(const Settings& settings);
 
+/// How compressed input is decoded (--hwdec, --backend, --gpu): with
+/// --hwdec auto, NVDEC on the --gpu device when the job computes on CUDA
+/// (--backend cuda), one pair and no --scale (which scales frames in host
+/// memory); `note` hears why not otherwise, and the decoders' own notes.
+/// --hwdec nvdec requires NVDEC, --hwdec none decodes on the CPU.
+DecodeOptions make_decode_options(const Settings& settings, const WarningHandler& note);
+
 /// --list-features: every extractor with its options.
 std::string list_extractors_text();
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -87,25 +88,29 @@ int run(const Settings& s) {
 
   const bool show_progress = !s.quiet && isatty(STDERR_FILENO);
   const auto t0 = std::chrono::steady_clock::now();
+  // When the first frame pair was handed to the job (--verbose's steady
+  // rate: the frames after it, without the start-up).
+  std::optional<std::chrono::steady_clock::time_point> first_frame;
   // Frames to score as the headers tell (a container's frame count, a
   // file's size): the progress line shows the time left from it.
   unsigned total = 0;
-  if (show_progress)
-    config.on_progress = [&](unsigned n) {
-      if (n % 10 && n > 1) return;
-      const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const double fps = sec > 0 ? n / sec : 0.0;
-      std::string line = total > 0 && n <= total
-                             ? fmt::format("\r{}/{} frames {:.2f} FPS", n, total, fps)
-                             : fmt::format("\r{} frame{} {:.2f} FPS", n, n == 1 ? " " : "s", fps);
-      if (total > 0 && n <= total && fps > 0)
-        line += fmt::format(", {} left", format_duration((total - n) / fps));
-      std::cerr << line << "\033[K";
-      g_progress_open = true;
-    };
+  config.on_progress = [&](unsigned n) {
+    if (n == 1) first_frame = std::chrono::steady_clock::now();
+    if (!show_progress || (n % 10 && n > 1)) return;
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double fps = sec > 0 ? n / sec : 0.0;
+    std::string line = total > 0 && n <= total
+                           ? fmt::format("\r{}/{} frames {:.2f} FPS", n, total, fps)
+                           : fmt::format("\r{} frame{} {:.2f} FPS", n, n == 1 ? " " : "s", fps);
+    if (total > 0 && n <= total && fps > 0)
+      line += fmt::format(", {} left", format_duration((total - n) / fps));
+    std::cerr << line << "\033[K";
+    g_progress_open = true;
+  };
 
   if (!s.ladder.empty()) {
     // Several -d: one reference read once for every encode, one output each.
+    if (!show_progress) config.on_progress = nullptr;  // (the ladder prints no steady rate)
     LadderInputs ladder = open_ladder_inputs(s, warn, note);
     if (!ladder.scale_note.empty()) note("scale: " + ladder.scale_note);
     out_info.scale = ladder.scale_note;
@@ -125,7 +130,8 @@ int run(const Settings& s) {
   JobResult result = run_job(*inputs.reference, *inputs.distorted, config);
   if (g_progress_open) print_line("");
   g_progress_open = false;
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto t_end = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(t_end - t0).count();
   if (s.verbose) {
     const JobTimes& t = result.times;
     print_line(fmt::format(
@@ -134,6 +140,15 @@ int run(const Settings& s) {
         "{:.3f} s, in submit {:.3f} s; ordered (serial) parts {:.3f} s; prediction {:.3f} s",
         seconds, result.frames, t.start, t.read, t.wait_for_slots, t.help, t.wait_for_reads,
         t.submit, t.ordered, t.prediction));
+    if (first_frame && result.frames > 1) {
+      // Frames 2..N from the first frame's hand-over to the end (scores
+      // ready): the rate without opening the inputs and starting the job.
+      const double steady = std::chrono::duration<double>(t_end - *first_frame).count();
+      print_line(fmt::format("steady: first frame after {:.3f} s; frames 2..{} in {:.3f} s "
+                             "({:.1f} fps)",
+                             std::chrono::duration<double>(*first_frame - t0).count(),
+                             result.frames, steady, steady > 0 ? (result.frames - 1) / steady : 0));
+    }
   }
 
   out_info.subsample = s.subsample;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <thread>
@@ -149,55 +150,85 @@ bool Context::is_registered(const Plane& plane) const {
 
 const DeviceFrame& Context::upload(const Picture& ref, const Picture& dist, unsigned index,
                                    int slot, bool upload) {
+  if (upload) return upload_inputs(GpuInput{&ref, nullptr}, GpuInput{&dist, nullptr}, index, slot);
+  DeviceFrame& f = frames_[slot];
+  f = buffers_[slot];
+  f.index = index;
+  valid_[slot] = true;
+  current_seq_ += 1;
+  return f;
+}
+
+const DeviceFrame& Context::upload_inputs(const GpuInput& ref, const GpuInput& dist,
+                                          unsigned index, int slot) {
   const long long seq = current_seq_ + 1;
   DeviceFrame& f = frames_[slot];
   f = buffers_[slot];
-  if (upload) {
-    // Source of each plane: the picture itself when page-locked
-    // (register_host), else a packed copy in this slot's pinned staging (its
-    // previous upload finished: the caller waited for the slot's frame).
-    const int bps = format_.bytes_per_sample();
-    std::uint8_t* dst = staging_[slot];
-    std::array<const std::uint8_t*, 6> src{};
-    std::array<std::size_t, 6> src_pitch{};
-    int n = 0;
-    for (const Picture* pic : {&ref, &dist})
+  // Source of each plane: a device picture's plane; a host picture itself
+  // when page-locked (register_host); else a packed copy in this slot's
+  // pinned staging (its previous upload finished: the caller waited for the
+  // slot's frame).
+  const int bps = format_.bytes_per_sample();
+  std::uint8_t* dst = staging_[slot];
+  std::array<const void*, 6> src{};
+  std::array<std::size_t, 6> src_pitch{};
+  int n = 0;
+  for (const GpuInput* in : {&ref, &dist}) {
+    if (in->device) {
+      const DevicePicture& d = *in->device;
+      if (!(d.format == format_) || d.device != device_ || d.planes < planes_)
+        throw Error("CUDA job: a picture in device memory does not fit the job (format, device "
+                    "or planes)");
       for (int p = 0; p < planes_; ++p) {
-        const Plane& pl = pic->plane(p);
-        const std::size_t row_bytes = static_cast<std::size_t>(pl.width) * bps;
-        if (is_registered(pl)) {
-          src_pitch[n] = static_cast<std::size_t>(pl.stride);
-          src[n++] = pl.data;
-          continue;
-        }
-        src_pitch[n] = row_bytes;
-        src[n++] = dst;
-        for (int y = 0; y < pl.height; ++y, dst += row_bytes)
-          std::memcpy(dst, pl.data + static_cast<std::size_t>(y) * pl.stride, row_bytes);
+        src_pitch[n] = d.pitch[p];
+        src[n++] = d.data[p];
       }
-    // The device slot is read by its old frame (seq-kSlots) and, as history,
-    // by the kHistory frames after it: wait for the last of those.
-    const long long last_reader = seq - kSlots + kHistory;
-    if (last_reader >= 0)
-      VQE_CUDA_CHECK(cudaStreamWaitEvent(copy_, done_[last_reader % kSlots], 0));
-    n = 0;
-    for (DevicePlane* planes : {f.ref, f.dist})
-      for (int p = 0; p < planes_; ++p) {
-        DevicePlane& dp = planes[p];
-        const std::size_t row_bytes = static_cast<std::size_t>(dp.width) * bps;
-        VQE_CUDA_CHECK(cudaMemcpy2DAsync(const_cast<void*>(dp.data), dp.pitch, src[n],
-                                         src_pitch[n], row_bytes, dp.height,
-                                         cudaMemcpyHostToDevice, copy_));
-        ++n;
+      continue;
+    }
+    for (int p = 0; p < planes_; ++p) {
+      const Plane& pl = in->host->plane(p);
+      const std::size_t row_bytes = static_cast<std::size_t>(pl.width) * bps;
+      if (is_registered(pl)) {
+        src_pitch[n] = static_cast<std::size_t>(pl.stride);
+        src[n++] = pl.data;
+        continue;
       }
-    VQE_CUDA_CHECK(cudaEventRecord(uploaded_[slot], copy_));
-    VQE_CUDA_CHECK(cudaStreamWaitEvent(serial_, uploaded_[slot], 0));
-    VQE_CUDA_CHECK(cudaStreamWaitEvent(slot_[slot], uploaded_[slot], 0));
+      src_pitch[n] = row_bytes;
+      src[n++] = dst;
+      for (int y = 0; y < pl.height; ++y, dst += row_bytes)
+        std::memcpy(dst, pl.data + static_cast<std::size_t>(y) * pl.stride, row_bytes);
+    }
   }
+  // The device slot is read by its old frame (seq-kSlots) and, as history,
+  // by the kHistory frames after it: wait for the last of those.
+  const long long last_reader = seq - kSlots + kHistory;
+  if (last_reader >= 0)
+    VQE_CUDA_CHECK(cudaStreamWaitEvent(copy_, done_[last_reader % kSlots], 0));
+  n = 0;
+  for (DevicePlane* planes : {f.ref, f.dist})
+    for (int p = 0; p < planes_; ++p) {
+      DevicePlane& dp = planes[p];
+      const std::size_t row_bytes = static_cast<std::size_t>(dp.width) * bps;
+      // cudaMemcpyDefault: host (pinned or registered) or device source alike.
+      VQE_CUDA_CHECK(cudaMemcpy2DAsync(const_cast<void*>(dp.data), dp.pitch, src[n],
+                                       src_pitch[n], row_bytes, dp.height, cudaMemcpyDefault,
+                                       copy_));
+      ++n;
+    }
+  VQE_CUDA_CHECK(cudaEventRecord(uploaded_[slot], copy_));
+  VQE_CUDA_CHECK(cudaStreamWaitEvent(serial_, uploaded_[slot], 0));
+  VQE_CUDA_CHECK(cudaStreamWaitEvent(slot_[slot], uploaded_[slot], 0));
   f.index = index;
   valid_[slot] = true;
   current_seq_ = seq;
   return f;
+}
+
+bool Context::upload_done(int slot) const {
+  const cudaError_t err = cudaEventQuery(uploaded_[slot]);
+  if (err == cudaErrorNotReady) return false;
+  VQE_CUDA_CHECK(err);
+  return true;
 }
 
 const DeviceFrame& Context::use_resident(const DeviceFrame& resident, unsigned index, int slot) {
@@ -299,6 +330,10 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
 
   ~GpuJobImpl() override {
     cudaStreamSynchronize(ctx_.serial_stream());
+    // Device pictures still held go back to their owner only once no copy
+    // reads them.
+    cudaStreamSynchronize(ctx_.copy_stream());
+    for (auto& h : held_) h.clear();
     for (cudaEvent_t e : timer_start_) cudaEventDestroy(e);
     for (cudaEvent_t e : timer_stop_) cudaEventDestroy(e);
     // Extractors before the context: their pool memory is the context's.
@@ -344,6 +379,23 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
     const int slot = static_cast<int>(submitted_ % Context::kSlots);
     if (pending_[slot].active) collect(slot, out);
     const DeviceFrame& frame = ctx_.upload(reference, distorted, index, slot, upload_);
+    enqueue_all(frame, slot, index);
+  }
+
+  int device_pictures_device() const override { return ctx_.device(); }
+
+  void submit_inputs(const GpuInput& reference, const GpuInput& distorted, unsigned index,
+                     FeatureCollector& out) override {
+    VQE_CUDA_CHECK(cudaSetDevice(ctx_.device()));
+    const int slot = static_cast<int>(submitted_ % Context::kSlots);
+    if (pending_[slot].active) collect(slot, out);
+    // Device pictures whose copy into the ring is done go back to their
+    // owner (a decoder's pool) without waiting for the frame's kernels.
+    for (int s = 0; s < Context::kSlots; ++s)
+      if (!held_[s].empty() && ctx_.upload_done(s)) held_[s].clear();
+    const DeviceFrame& frame = ctx_.upload_inputs(reference, distorted, index, slot);
+    for (const GpuInput* in : {&reference, &distorted})
+      if (in->device) held_[slot].push_back(in->device->owner);
     enqueue_all(frame, slot, index);
   }
 
@@ -467,6 +519,7 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
         VQE_CUDA_CHECK(cudaEventElapsedTime(&ms, timer_start_[t], timer_stop_[t]));
         times_ms_[i] += ms;
       }
+    held_[slot].clear();  // its upload is done
     for (std::size_t i = 0; i < extractors_.size(); ++i)
       if (p.ran[i]) extractors_[i]->collect(slot, p.index, out);
     p.active = false;
@@ -479,6 +532,9 @@ class GpuJobImpl final : public GpuJob, public GpuBenchHooks {
   bool concurrent_ = true;
   std::vector<std::unique_ptr<CudaExtractor>> extractors_;
   std::array<Pending, Context::kSlots> pending_{};
+  // Per ring slot: owners of the device pictures its upload copies from,
+  // held until that copy has completed.
+  std::array<std::vector<std::shared_ptr<const void>>, Context::kSlots> held_;
   long long submitted_ = 0;
   unsigned collected_ = 0;
   bool chroma_ = false;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/gpu_job.h"
 #include "vqe/picture.h"
 
 namespace vqe::cuda {
@@ -146,6 +147,14 @@ class Context {
   /// it is. Returns the device frame.
   const DeviceFrame& upload(const Picture& ref, const Picture& dist, unsigned index, int slot,
                             bool upload);
+  /// As upload(), for sides in host memory (as upload() copies them) or in
+  /// device memory (GpuInput::device: on this device, the job's format, at
+  /// least the planes uploaded; copied device to device). Throws vqe::Error
+  /// for a device picture that does not fit.
+  const DeviceFrame& upload_inputs(const GpuInput& ref, const GpuInput& dist, unsigned index,
+                                   int slot);
+  /// True once the upload into ring slot `slot` has completed (no wait).
+  bool upload_done(int slot) const;
   /// Makes `resident` (a pair made by make_resident) the frame in `slot`
   /// without any copy; history (back(k)) then refers to it as well.
   const DeviceFrame& use_resident(const DeviceFrame& resident, unsigned index, int slot);
