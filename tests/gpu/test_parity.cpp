@@ -10,13 +10,17 @@
 // has no device (Mesa's lavapipe is a Vulkan device on any machine).
 //
 // To add an extractor, add rows to kParityCases: cases whose extractor has no
-// compute on the backend under test are skipped.
+// compute on the backend under test are skipped. $VQE_PARITY_ONLY=TEXT keeps
+// only the cases whose extractor name contains TEXT (e.g. "ssim" on a
+// device machine with little time: every case compiles its pipelines anew).
+// Omitted cases are not counted; the totals line says which ran.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -132,6 +136,8 @@ struct Totals {
   double max_rel_diff_inexact = 0;
   ~Totals() {
     if (values == 0) return;
+    const char* only = std::getenv("VQE_PARITY_ONLY");
+    if (only) std::cout << "[parity " << backend << "] cases of extractors matching '" << only << "' only\n";
     std::cout << "[parity " << backend << "] reference pairs: " << pairs << ", synthetic videos: " << synthetic_videos
               << ", frames scored (per case): " << frames << ", values compared: " << values
               << ", differing values: " << differing << ", matching refusals: " << refusals
@@ -213,9 +219,11 @@ FeatureCollector run_gpu_on_pictures(const Backend& b, const ParityCase& c,
 }
 
 std::vector<ParityCase> active_cases(const Backend& b) {
+  const char* only = std::getenv("VQE_PARITY_ONLY");
   std::vector<ParityCase> out;
   for (const ParityCase& c : kParityCases)
-    if (b.has(c.extractor)) out.push_back(c);
+    if (b.has(c.extractor) && (!only || c.extractor.find(only) != std::string::npos))
+      out.push_back(c);
   return out;
 }
 

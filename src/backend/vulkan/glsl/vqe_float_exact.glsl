@@ -14,7 +14,9 @@
 //   VqeFsum          the CPU's short double sums of float terms,
 //                    `double s = 0; s += (double)p_0; s += (double)p_1; ...`
 //                    (IQA's convolutions and decimation: float products,
-//                    double sums, rounded to float).
+//                    double sums, rounded to float): vqe_fsum_add term by
+//                    term, vqe_fsum_of for a fixed window of terms at once;
+//                    vqe_fsum_float gives the sum rounded to float.
 //
 // VqeFsum adds the terms exactly, in a 64-bit fixed-point accumulator whose
 // unit is the least significant bit of the smallest term so far, and keeps

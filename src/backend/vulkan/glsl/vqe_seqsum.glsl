@@ -26,11 +26,14 @@
 //
 // Every invocation keeps the running sums in registers and updates them
 // alike from workgroup memory (uniform work, no single-invocation section).
-// Cost per round: four workgroup barriers; the prefix sums are taken in
-// 32-element runs by one invocation each, then combined; they alternate
-// between two buffers so that the next round may start while others still
-// read this one's. Workgroup memory: VQE_SEQ_K × 6.1 KiB + 1 KiB (25.5 KiB
-// for four sums). No atomics, no subgroup operations.
+// Cost per round: six workgroup barriers; the prefix sums are taken in
+// 32-element runs by one invocation each, then offset by the runs before;
+// the flags become 32-bit masks, then one first index per sum, so that each
+// invocation reads few words (workgroup memory is slow on lavapipe). The
+// prefix sums alternate between two buffers so that the next round may
+// start while others still read this one's. Workgroup memory: VQE_SEQ_K ×
+// 6.1 KiB + 1 KiB (25.4 KiB for four sums). No atomics, no subgroup
+// operations.
 //
 // Loop budget: Mesa's lavapipe ends every loop of a shader invocation once
 // 65,535 iterations have run in all (gallivm's loop limiter), silently. The
@@ -47,9 +50,10 @@ const uint kSeqLanes = 256u;
 uint64_t vqe_seq_sum[VQE_SEQ_K];  // the running sums (binary64 bits), per invocation
 shared uint64_t vqe_seq_x[VQE_SEQ_K][kSeqLanes];
 shared int64_t vqe_seq_prefix[2][VQE_SEQ_K][kSeqLanes];
-shared int64_t vqe_seq_runs[VQE_SEQ_K][8];
+shared int64_t vqe_seq_runs[VQE_SEQ_K][8];  // run totals, then the runs' offsets
 shared uint vqe_seq_bad[kSeqLanes];  // bit q: element needs an exact step in sum q
 shared uint vqe_seq_mask[VQE_SEQ_K][8];
+shared uint vqe_seq_first[VQE_SEQ_K];  // per sum: the first element needing an exact step
 
 // Starts the sums at `start` (binary64 bits; +0 = uint64_t(0) for a new
 // sum, or the sums of an earlier dispatch). Every invocation passes the
@@ -103,6 +107,7 @@ void vqe_seq_chunk(uint64_t x[VQE_SEQ_K], uint count) {
   [[unroll]] for (int q = 0; q < VQE_SEQ_K; ++q) pos[q] = 0u;
   barrier();
   for (uint b = 0u;; b ^= 1u) {
+    // 1. Every element's units and its flags (ties, too large, zero sum).
     bool pending = false;
     uint bad = 0u;
     [[unroll]] for (int q = 0; q < VQE_SEQ_K; ++q) {
@@ -116,9 +121,9 @@ void vqe_seq_chunk(uint64_t x[VQE_SEQ_K], uint count) {
       vqe_seq_prefix[b][q][lane] = k;
     }
     if (!pending) break;  // uniform: the positions are the same everywhere
-    vqe_seq_bad[lane] = bad;
     barrier();
-    // Inclusive prefix sums of each run of 32 elements, one invocation per run.
+    // 2. Inclusive prefix sums of each run of 32 elements, one invocation per
+    // run; then each run's offset (the totals of the runs before it).
     if (lane < 8u * uint(VQE_SEQ_K)) {
       const uint q = lane >> 3, first = (lane & 7u) * 32u;
       int64_t run = int64_t(0);
@@ -129,13 +134,20 @@ void vqe_seq_chunk(uint64_t x[VQE_SEQ_K], uint count) {
       vqe_seq_runs[q][lane & 7u] = run;
     }
     barrier();
+    if (lane < uint(VQE_SEQ_K)) {
+      int64_t offset = int64_t(0);
+      [[unroll]] for (uint r = 0u; r < 8u; ++r) {
+        const int64_t total = vqe_seq_runs[lane][r];
+        vqe_seq_runs[lane][r] = offset;
+        offset += total;
+      }
+    }
+    barrier();
+    // 3. Every candidate sum S + P·u must stay one u inside S's binade.
     [[unroll]] for (int q = 0; q < VQE_SEQ_K; ++q) {
-      int64_t p = vqe_seq_prefix[b][q][lane];
-      [[unroll]] for (uint r = 0u; r < 7u; ++r)
-        if (r < (lane >> 5)) p += vqe_seq_runs[q][r];
+      const int64_t p = vqe_seq_prefix[b][q][lane] + vqe_seq_runs[q][lane >> 5];
       vqe_seq_prefix[b][q][lane] = p;
       if (lane >= pos[q] && lane < count && (bad & (1u << q)) == 0u) {
-        // The candidate sum S + P·u must stay one u inside S's binade.
         const uint64_t s = vqe_seq_sum[q];
         const int64_t ms = int64_t(sd_mant(s));
         const bool neg = (s >> 63) != uint64_t(0);
@@ -146,7 +158,8 @@ void vqe_seq_chunk(uint64_t x[VQE_SEQ_K], uint count) {
     }
     vqe_seq_bad[lane] = bad;
     barrier();
-    // The flags as 32-bit masks, one invocation per word.
+    // 4. The flags as 32-bit masks, one invocation per word; then per sum
+    // the first flagged element.
     if (lane < 8u * uint(VQE_SEQ_K)) {
       const uint q = lane >> 3, first = (lane & 7u) * 32u;
       uint mask = 0u;
@@ -154,14 +167,20 @@ void vqe_seq_chunk(uint64_t x[VQE_SEQ_K], uint count) {
       vqe_seq_mask[q][lane & 7u] = mask;
     }
     barrier();
-    // Every invocation advances every sum alike.
-    [[unroll]] for (int q = 0; q < VQE_SEQ_K; ++q) {
-      if (pos[q] >= count) continue;
-      uint f = count;  // the first element that needs an exact step
+    if (lane < uint(VQE_SEQ_K)) {
+      uint f = count;
       [[unroll]] for (uint w = 0u; w < 8u; ++w) {
-        const uint mask = vqe_seq_mask[q][w];
+        const uint mask = vqe_seq_mask[lane][w];
         if (mask != 0u) f = min(f, w * 32u + uint(findLSB(mask)));
       }
+      vqe_seq_first[lane] = f;
+    }
+    barrier();
+    // 5. Every invocation advances every sum alike: the candidates up to the
+    // first flagged element, then that element with a rounded step.
+    [[unroll]] for (int q = 0; q < VQE_SEQ_K; ++q) {
+      if (pos[q] >= count) continue;
+      const uint f = vqe_seq_first[q];
       uint64_t s = vqe_seq_sum[q];
       if (f > pos[q]) s = vqe_seq_advance(s, vqe_seq_prefix[b][q][f - 1u]);
       if (f < count) s = sd_add(s, vqe_seq_x[q][f]);
