@@ -123,6 +123,7 @@ const ExtractorInfo& float_ms_ssim_extractor() {
         return std::make_unique<FloatMsSsim>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(ms_ssim::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(ms_ssim::make_vulkan),
   };
   return info;
 }

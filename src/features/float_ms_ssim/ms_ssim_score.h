@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
 /// @file The `float_ms_ssim` extractor's definition, shared by its CPU
-/// compute (float_ms_ssim.cpp) and its CUDA compute (float_ssim/ssim_cuda.cu):
+/// compute (float_ms_ssim.cpp), its CUDA compute (float_ssim/ssim_cuda.cu) and
+/// its Vulkan compute (float_ms_ssim_vulkan.cpp):
 /// options, emitted names, the scale pyramid's sizes, refusals, the 9×9
 /// low-pass filter and the score from the five scales' SSIM means (libvmaf
 /// 3.2.0 libvmaf/src/feature/float_ms_ssim.c, ms_ssim.c; Wang et al. 2003).
@@ -59,5 +60,8 @@ class Scorer {
 /// The CUDA compute of `float_ms_ssim` (float_ssim/ssim_cuda.cu; CUDA builds
 /// only).
 std::unique_ptr<cuda::CudaExtractor> make_cuda(const ParsedOptions& options);
+/// The Vulkan compute of `float_ms_ssim` (float_ms_ssim_vulkan.cpp; Vulkan
+/// builds only).
+std::unique_ptr<vulkan::VulkanExtractor> make_vulkan(const ParsedOptions& options);
 
 }  // namespace vqe::ms_ssim

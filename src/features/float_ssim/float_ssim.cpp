@@ -128,6 +128,7 @@ const ExtractorInfo& float_ssim_extractor() {
         return std::make_unique<FloatSsim>(o, l);
       },
       .make_cuda = VQE_CUDA_TWIN(ssim::make_cuda),
+      .make_vulkan = VQE_VULKAN_TWIN(ssim::make_vulkan),
   };
   return info;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
 /// @file The `float_ssim` extractor's definition, shared by its CPU compute
-/// (float_ssim.cpp) and its CUDA compute (ssim_cuda.cu): options, emitted
+/// (float_ssim.cpp), its CUDA compute (ssim_cuda.cu) and its Vulkan compute
+/// (float_ssim_vulkan.cpp): options, emitted
 /// names, the decimation factor and working size, refusals and the score
 /// from the SSIM means (libvmaf 3.2.0 libvmaf/src/feature/float_ssim.c,
 /// ssim.c). Also the dB ceiling float_ms_ssim shares.
@@ -60,5 +61,8 @@ class Scorer {
 
 /// The CUDA compute of `float_ssim` (ssim_cuda.cu; CUDA builds only).
 std::unique_ptr<cuda::CudaExtractor> make_cuda(const ParsedOptions& options);
+/// The Vulkan compute of `float_ssim` (float_ssim_vulkan.cpp; Vulkan builds
+/// only).
+std::unique_ptr<vulkan::VulkanExtractor> make_vulkan(const ParsedOptions& options);
 
 }  // namespace vqe::ssim

@@ -9,6 +9,7 @@
 // depends on the subgroup size. tests/gpu/test_metal_subset.cpp checks the
 // SPIR-V's MSL translation.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_control_flow_attributes : require  // [[unroll]]
 
 layout(constant_id = 0) const uint kSlots = 1u;       // ring slots
 layout(constant_id = 1) const uint kSlotWords = 0u;   // words per slot

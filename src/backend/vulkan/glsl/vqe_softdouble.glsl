@@ -175,6 +175,14 @@ uint64_t sd_mul(uint64_t a, uint64_t b) {
   return sd_round_pack(neg, e, m, sticky);
 }
 
+// The loop control of sd_div's 63 steps: define VQE_SD_DIV_LOOP as
+// [[unroll]] before including this file to unroll them (Mesa's lavapipe
+// stops a shader's loops after 65,535 iterations in all: shaders that divide
+// in long loops unroll the division).
+#ifndef VQE_SD_DIV_LOOP
+#define VQE_SD_DIV_LOOP
+#endif
+
 // a / b (b nonzero).
 uint64_t sd_div(uint64_t a, uint64_t b) {
   const bool neg = ((a ^ b) >> 63) != uint64_t(0);
@@ -188,7 +196,7 @@ uint64_t sd_div(uint64_t a, uint64_t b) {
   }
   // 63 quotient bits by restoring division: the first is 1.
   uint64_t q = uint64_t(0);
-  for (int i = 0; i < 63; ++i) {
+  VQE_SD_DIV_LOOP for (int i = 0; i < 63; ++i) {
     q <<= 1;
     if (r >= mb) {
       r -= mb;
@@ -197,6 +205,25 @@ uint64_t sd_div(uint64_t a, uint64_t b) {
     r <<= 1;
   }
   return sd_round_pack(neg, e, q, r != uint64_t(0));
+}
+
+// a / b for a divisor whose significand has at most 24 bits (a float made
+// double: every float's significand fits), b nonzero: the same bits as
+// sd_div, by two 64-bit integer divisions instead of a loop.
+uint64_t sd_div_narrow(uint64_t a, uint64_t b) {
+  const bool neg = ((a ^ b) >> 63) != uint64_t(0);
+  if (sd_is_zero(a)) return neg ? (uint64_t(1) << 63) : uint64_t(0);
+  const uint64_t ma = sd_mant(a), mb = sd_mant(b) >> 29;  // 53 and 24 bits
+  // ma / mb to 61 or 62 bits: (ma · 2^10) / mb, then 23 more bits from the
+  // remainder; the last remainder is the sticky bit.
+  const uint64_t n1 = ma << 10;
+  const uint64_t q1 = n1 / mb, r1 = n1 - q1 * mb;
+  const uint64_t n2 = r1 << 23;
+  const uint64_t q2 = n2 / mb, r2 = n2 - q2 * mb;
+  uint64_t q = (q1 << 23) | q2;  // a / b = q · 2^(ea − eb − 62)
+  const int sh = 62 - sd_msb64(q);  // 0 or 1
+  q <<= sh;
+  return sd_round_pack(neg, sd_exp(a) - sd_exp(b) - sh, q, r2 != uint64_t(0));
 }
 
 // a < b.
@@ -222,4 +249,49 @@ int64_t sd_trunc_int64(uint64_t a) {
 int sd_trunc_int32(uint64_t a) {
   if (sd_negative(a) && sd_exp(a) >= 31) return int(0x80000000u);
   return int(sd_trunc_int64(a));
+}
+
+// The double of the float f, exactly (C's (double)f; subnormal floats
+// included; f must be finite).
+uint64_t sd_from_float(float f) {
+  const uint b = floatBitsToUint(f);
+  const uint64_t sign = uint64_t(b >> 31) << 63;
+  const uint ex = (b >> 23) & 0xffu;
+  uint m = b & 0x7fffffu;
+  if (ex == 0u) {
+    if (m == 0u) return sign;
+    // Subnormal m · 2^−149: normalise the leading 1 to bit 23.
+    const int msb = findMSB(m);
+    m = (m << uint(23 - msb)) & 0x7fffffu;
+    return sign | (uint64_t(msb - 149 + 1023) << 52) | (uint64_t(m) << 29);
+  }
+  return sign | (uint64_t(int(ex) - 127 + 1023) << 52) | (uint64_t(m) << 29);
+}
+
+// The double a rounded to float, nearest even (C's (float)a), subnormal
+// results included; `a` is finite and below FLT_MAX after rounding.
+float sd_to_float(uint64_t a) {
+  const uint sign = uint(a >> 63) << 31;
+  if (sd_is_zero(a)) return uintBitsToFloat(sign);
+  int e = sd_exp(a);
+  const uint64_t m = sd_mant(a);  // value m · 2^(e − 52)
+  // Keep 24 bits (normal result) or fewer (subnormal: units of 2^−149).
+  const int shift = e >= -126 ? 29 : 29 + (-126 - e);
+  if (shift >= 54) return uintBitsToFloat(sign);  // below half the least subnormal
+  uint64_t q = m >> shift;
+  const uint64_t low = m & ((uint64_t(1) << shift) - uint64_t(1));
+  const uint64_t tie = uint64_t(1) << (shift - 1);
+  if (low > tie || (low == tie && (q & uint64_t(1)) != uint64_t(0))) q += uint64_t(1);
+  if (e < -126) return uintBitsToFloat(sign | uint(q));  // q <= 2^23: the encoding as is
+  if (q == (uint64_t(1) << 24)) {
+    q >>= 1;
+    e += 1;
+  }
+  return uintBitsToFloat(sign | (uint(e + 127) << 23) | (uint(q) & 0x7fffffu));
+}
+
+// a · 2^k for a normal or zero double whose result stays normal (exact).
+uint64_t sd_ldexp(uint64_t a, int k) {
+  if (sd_is_zero(a)) return a;
+  return (a & ~(uint64_t(0x7ff) << 52)) | (uint64_t(sd_exp(a) + k + 1023) << 52);
 }
