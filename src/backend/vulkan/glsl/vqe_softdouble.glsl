@@ -175,14 +175,6 @@ uint64_t sd_mul(uint64_t a, uint64_t b) {
   return sd_round_pack(neg, e, m, sticky);
 }
 
-// The loop control of sd_div's 63 steps: define VQE_SD_DIV_LOOP as
-// [[unroll]] before including this file to unroll them (Mesa's lavapipe
-// stops a shader's loops after 65,535 iterations in all: shaders that divide
-// in long loops unroll the division).
-#ifndef VQE_SD_DIV_LOOP
-#define VQE_SD_DIV_LOOP
-#endif
-
 // a / b (b nonzero).
 uint64_t sd_div(uint64_t a, uint64_t b) {
   const bool neg = ((a ^ b) >> 63) != uint64_t(0);
@@ -196,7 +188,7 @@ uint64_t sd_div(uint64_t a, uint64_t b) {
   }
   // 63 quotient bits by restoring division: the first is 1.
   uint64_t q = uint64_t(0);
-  VQE_SD_DIV_LOOP for (int i = 0; i < 63; ++i) {
+  for (int i = 0; i < 63; ++i) {
     q <<= 1;
     if (r >= mb) {
       r -= mb;
