@@ -381,6 +381,13 @@ class LibavReader final : public FrameSource, public DeviceFrameSource {
   // Frame numbers count frames in presentation order as returned; the
   // decoder (its threads, B-frame reordering) may be a few packets ahead.
   [[noreturn]] void decode_failed(int rc) const {
+    // ENOSYS from a hardware decoder: FFmpeg's hwaccel refused the stream
+    // (e.g. an H200's NVDEC has no AV1: "Hardware is lacking required
+    // capabilities"), which says nothing about the file.
+    if (rc == AVERROR(ENOSYS) && dec_ && dec_->hw_device_ctx)
+      fail(fmt::format("frame {}: this GPU's decoder (NVDEC) cannot decode this {} stream "
+                       "(FFmpeg: {}); decode it on the CPU with --hwdec none",
+                       decoded_, codec_name_, av_error_text(rc)));
     fail(fmt::format("frame {}: decoding failed ({} decoder: {}; {} packets of the video stream "
                      "read): the stream is corrupt or truncated",
                      decoded_, codec_name_, av_error_text(rc), packets_));

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -174,6 +175,13 @@ TEST(Nvdec, ScoresEqualCpuDecoding) {
       try {
         on_gpu = score(c, variant, true, true, &notes);
       } catch (const vqe::Error& e) {
+        // A GPU whose NVDEC lacks a codec (an H200 has no AV1) is told
+        // apart from a wrong result: the message names the decoder.
+        if (std::string(e.what()).find("this GPU's decoder (NVDEC) cannot decode") !=
+            std::string::npos) {
+          std::printf("[nvdec] %s: not compared: %s\n", what.c_str(), e.what());
+          continue;
+        }
         ADD_FAILURE() << what << ": " << e.what();
         continue;
       }

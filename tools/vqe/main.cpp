@@ -179,8 +179,13 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     print_line("vqe: error: out of memory");
   } catch (const std::system_error& e) {
-    // Threads that cannot start and the like: the system's limits.
-    print_line(fmt::format("vqe: error: {}", e.what()));
+    // Threads that cannot start and the like: the system's limits. A thread
+    // whose stack cannot be mapped (EAGAIN from pthread_create, e.g. under
+    // `ulimit -v`) is memory running out, and is said so.
+    if (e.code() == std::errc::resource_unavailable_try_again)
+      print_line(fmt::format("vqe: error: out of memory (a thread could not start: {})", e.what()));
+    else
+      print_line(fmt::format("vqe: error: {}", e.what()));
   } catch (const std::exception& e) {
     print_line(fmt::format("vqe: internal error: {}", e.what()));
     return 3;
