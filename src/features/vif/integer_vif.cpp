@@ -455,21 +455,33 @@ ScaleSums add_sums(const std::array<ScaleSums, kMaxTiles>& partial, unsigned cou
 
 }  // namespace
 
-VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distorted,
-                                    TileRunner* tiles) {
-  check_planes(reference, &distorted);
+TileRunner& IntegerVifKernel::prepare_tiles(TileRunner* tiles) {
   TileRunner& runner = tiles ? *tiles : serial_tile_runner();
   if (slot_ws_.size() + 1 < runner.width()) slot_ws_.resize(runner.width() - 1);
-  VifValues v;
+  return runner;
+}
+
+KernelInput IntegerVifKernel::scale0_input(const Plane& reference, const Plane* distorted) const {
   const std::ptrdiff_t sample = bit_depth_ == 8 ? 1 : 2;
   KernelInput in;
   in.ref = reference.data;
-  in.dis = distorted.data;
   in.ref_stride = reference.stride / sample;
-  in.dis_stride = distorted.stride / sample;
+  if (distorted) {
+    in.dis = distorted->data;
+    in.dis_stride = distorted->stride / sample;
+  }
   in.width = width_;
   in.height = height_;
   in.eight_bit = bit_depth_ == 8;
+  return in;
+}
+
+VifValues IntegerVifKernel::compute(const Plane& reference, const Plane& distorted,
+                                    TileRunner* tiles) {
+  check_planes(reference, &distorted);
+  TileRunner& runner = prepare_tiles(tiles);
+  VifValues v;
+  KernelInput in = scale0_input(reference, &distorted);
   std::array<ScaleSums, kMaxTiles> partial;
   for (int s = 0; s < kNumScales; ++s) {
     if (s > 0) {
@@ -515,17 +527,11 @@ std::shared_ptr<ReferenceFrame> IntegerVifKernel::compute_reference(const Plane&
 void IntegerVifKernel::compute_reference(const Plane& reference, ReferenceFrame& out,
                                          TileRunner* tiles) {
   check_planes(reference, nullptr);
-  TileRunner& runner = tiles ? *tiles : serial_tile_runner();
-  if (slot_ws_.size() + 1 < runner.width()) slot_ws_.resize(runner.width() - 1);
+  TileRunner& runner = prepare_tiles(tiles);
   ReferenceFrame* frame = &out;
   frame->bit_depth = bit_depth_;
   frame->skip_scale0 = skip_scale0_;
-  KernelInput in;
-  in.ref = reference.data;
-  in.ref_stride = reference.stride / (bit_depth_ == 8 ? 1 : 2);
-  in.width = width_;
-  in.height = height_;
-  in.eight_bit = bit_depth_ == 8;
+  KernelInput in = scale0_input(reference, nullptr);
   std::array<ScaleSums, kMaxTiles> partial;
   for (int s = 0; s < kNumScales; ++s) {
     ReferenceFrame::Scale& sc = frame->scale[s];
@@ -579,18 +585,9 @@ VifValues IntegerVifKernel::compute_pair(const ReferenceFrame& frame, const Plan
   if (frame.scale[0].width != width_ || frame.scale[0].height != height_ ||
       frame.bit_depth != bit_depth_ || frame.skip_scale0 != skip_scale0_)
     throw Error("vif: the shared reference work is of another format or setting");
-  TileRunner& runner = tiles ? *tiles : serial_tile_runner();
-  if (slot_ws_.size() + 1 < runner.width()) slot_ws_.resize(runner.width() - 1);
+  TileRunner& runner = prepare_tiles(tiles);
   VifValues v;
-  const std::ptrdiff_t sample = bit_depth_ == 8 ? 1 : 2;
-  KernelInput in;
-  in.ref = reference.data;
-  in.dis = distorted.data;
-  in.ref_stride = reference.stride / sample;
-  in.dis_stride = distorted.stride / sample;
-  in.width = width_;
-  in.height = height_;
-  in.eight_bit = bit_depth_ == 8;
+  KernelInput in = scale0_input(reference, &distorted);
   std::array<ScaleSums, kMaxTiles> partial;
   for (int s = 0; s < kNumScales; ++s) {
     const ReferenceFrame::Scale& sc = frame.scale[s];

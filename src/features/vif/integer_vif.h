@@ -310,6 +310,12 @@ class IntegerVifKernel {
   Workspace& slot_workspace(unsigned slot);
   /// Checks that compute() may run on the two planes (after init, sizes).
   void check_planes(const Plane& reference, const Plane* distorted) const;
+  /// The tile runner to use (`tiles` or a serial one), with a row workspace
+  /// for each of its slots.
+  TileRunner& prepare_tiles(TileRunner* tiles);
+  /// Scale 0's kernel input: the planes as given (`distorted` may be null,
+  /// for the reference part), strides in samples.
+  KernelInput scale0_input(const Plane& reference, const Plane* distorted) const;
 
   // One scale's decimated image pair (uint16, stride = width).
   struct Image {
