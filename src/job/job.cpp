@@ -922,6 +922,7 @@ void JobState::advance(bool at_end) {
         predict(i);
       } catch (...) {
         record_error();
+        progress_cv_.notify_all();  // a flush() waiting for them stops waiting
         return;  // these frames never become final
       }
     }
@@ -935,6 +936,7 @@ void JobState::advance(bool at_end) {
        it = predicted_ranges_.erase(it))
     final_frames = it->second;
   final_.store(final_frames, std::memory_order_release);
+  progress_cv_.notify_all();
 }
 
 void JobState::predict(unsigned index) {
@@ -992,6 +994,15 @@ void JobState::flush() {
     gpu_collected_.store(gpu_->collected_frames(), std::memory_order_release);
   }
   advance(false);
+  {
+    // Another thread may have claimed the last frames (part_done's advance)
+    // and still be predicting them: wait until they are published, so that
+    // after flush() every frame the look-ahead allows is final.
+    std::unique_lock lock(progress_mutex_);
+    progress_cv_.wait(lock, [&] {
+      return final_.load(std::memory_order_relaxed) >= claimed_ || failed();
+    });
+  }
   rethrow_if_failed();
 }
 
