@@ -98,7 +98,9 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   app.add_option("--html", s.html,
                  "Also write a report to look at: one self-contained HTML page with a per-frame "
                  "chart, pooled values with percentiles, the worst frames and the settings");
-  app.add_option("--threads", s.threads, "Worker threads (0 = compute on the main thread)")
+  app.add_option("--threads", s.threads,
+                 "Worker threads besides the main thread, which reads and, when every frame "
+                 "slot is taken, computes too (0 = compute on the main thread only)")
       ->check(CLI::Range(0u, 1024u));
   app.add_option("--subsample", s.subsample, "Score every N-th frame")
       ->check(CLI::Range(1u, 1u << 30));
