@@ -922,7 +922,10 @@ void JobState::advance(bool at_end) {
         predict(i);
       } catch (...) {
         record_error();
-        progress_cv_.notify_all();  // a flush() waiting for them stops waiting
+        // A flush() waiting for these frames stops waiting: taking its mutex
+        // first, so that the wake-up cannot fall between its check and its wait.
+        { std::lock_guard lock(progress_mutex_); }
+        progress_cv_.notify_all();
         return;  // these frames never become final
       }
     }
