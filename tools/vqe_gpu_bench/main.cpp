@@ -53,6 +53,7 @@ struct Args {
   std::string backend = "cuda";  // or "vulkan"
   unsigned batch = 16;            // Vulkan: frames per submission
   unsigned frames_1080p = 240, frames_2160p = 120;
+  bool split = false;  ///< also each of VMAF's extractors alone
 };
 
 struct FrameSet {
@@ -242,6 +243,12 @@ int main_impl(const Args& args) {
       {"SSIM", {{"float_ssim", {}}}, nullptr},
       {"MS-SSIM", {{"float_ms_ssim", {}}}, nullptr},
   };
+  if (args.split) {
+    // Where VMAF's time goes: each of its extractors alone, same frames.
+    workloads.push_back({"VMAF part: adm", {{"adm", {}}}, nullptr});
+    workloads.push_back({"VMAF part: vif", {{"vif", {}}}, nullptr});
+    workloads.push_back({"VMAF part: motion", {{"motion", {}}}, nullptr});
+  }
   auto job_probe = make_job(args);
   const std::string device = job_probe->device_name();
   job_probe.reset();
@@ -338,11 +345,12 @@ int main(int argc, char** argv) {
       }
       else if (a == "--frames-1080p") args.frames_1080p = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--frames-2160p") args.frames_2160p = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--split") args.split = true;
       else if (a == "--help") {
         std::cout << "vqe_gpu_bench --reference REF_1080p8.y4m --distorted DIST.y4m [--json FILE]\n"
                      "  [--seconds 2] [--device 0] [--backend cuda|vulkan] [--batch 16 (Vulkan)]\n"
                      "  [--frames-1080p 240]\n"
-                     "  [--frames-2160p 120]\n";
+                     "  [--frames-2160p 120] [--split: also VMAF's adm, vif and motion alone]\n";
         return 0;
       } else throw vqe::Error("unknown argument " + a);
     } catch (const std::exception& e) {

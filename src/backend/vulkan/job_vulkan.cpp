@@ -126,8 +126,14 @@ class VulkanJobImpl final : public GpuJob, public VulkanBenchHooks {
     if (count == 0) return;
     ctx_.begin_batch(batch_first_, count);
     for (std::size_t i = 0; i < extractors_.size(); ++i) {
-      // Runs of consecutive frames this extractor computes.
+      // Runs of consecutive frames this extractor computes. An extractor's
+      // scratch buffers are per dispatch, not per frame: a second run of it
+      // in the batch (frames skipped by subsampling between them) waits for
+      // the first run's dispatches, which a GPU may otherwise overlap with it
+      // (the NVIDIA driver did, and SSIM's second run overwrote the first's
+      // rows before its sums read them; lavapipe runs dispatches in order).
       Run run;
+      bool recorded = false;
       for (std::uint64_t seq = batch_first_; seq <= submitted_; ++seq) {
         const bool ran = seq < submitted_ && pending_[ctx_.result_of(seq)].ran[i];
         if (ran && run.count == 0) {
@@ -137,7 +143,9 @@ class VulkanJobImpl final : public GpuJob, public VulkanBenchHooks {
         if (ran) {
           ++run.count;
         } else if (run.count) {
+          if (recorded) ctx_.barrier();
           extractors_[i]->record(run);
+          recorded = true;
           run = Run{};
         }
       }

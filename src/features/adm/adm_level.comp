@@ -92,10 +92,10 @@ bool within_one_degree(int64_t oh, int64_t ov, int64_t th, int64_t tv) {
   const int64_t dot = int64_t(uint64_t(oh) * uint64_t(th) + uint64_t(ov) * uint64_t(tv));
   const int64_t o_mag = int64_t(uint64_t(oh) * uint64_t(oh) + uint64_t(ov) * uint64_t(ov));
   const int64_t t_mag = int64_t(uint64_t(th) * uint64_t(th) + uint64_t(tv) * uint64_t(tv));
-  const uint64_t k4096 = sd_from_int32(4096);
-  const uint64_t d = sd_div(sd_float_of_int64(dot), k4096);
-  const uint64_t o = sd_div(sd_float_of_int64(o_mag), k4096);
-  const uint64_t t = sd_div(sd_float_of_int64(t_mag), k4096);
+  // / 4096.0 is exact: an exponent change (sd_div_pow2).
+  const uint64_t d = sd_div_pow2(sd_float_of_int64(dot), 12);
+  const uint64_t o = sd_div_pow2(sd_float_of_int64(o_mag), 12);
+  const uint64_t t = sd_div_pow2(sd_float_of_int64(t_mag), 12);
   const uint64_t cos_sq = uint64_t(kCosLo) | (uint64_t(kCosHi) << 32);
   return !sd_negative(d) && !sd_less(sd_mul(d, d), sd_mul(sd_mul(cos_sq, o), t));
 }

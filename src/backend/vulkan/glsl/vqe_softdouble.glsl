@@ -175,7 +175,32 @@ uint64_t sd_mul(uint64_t a, uint64_t b) {
   return sd_round_pack(neg, e, m, sticky);
 }
 
-// a / b (b nonzero).
+// One step of sd_div's long division: the next `bits` (<= 21) quotient bits
+// floor(r · 2^bits / mb) of a remainder r < mb (mb: a 53-bit significand),
+// and the new remainder. `scale` is 2^(29 + bits) / mb in float: the
+// estimate from r's top 24 bits is within 2 of the digit, and the remainder
+// of an estimate, r · 2^bits − digit · mb, lies within ±3 mb < 2^55, so
+// computing it modulo 2^64 (the products overflow) and reading it as a
+// signed number gives it exactly; the corrections then make the digit exact.
+uint sd_div_digit(inout uint64_t r, uint64_t mb, int bits, float scale) {
+  uint d = uint(float(uint(r >> 29)) * scale);
+  int64_t rem = int64_t((r << bits) - uint64_t(d) * mb);
+  while (rem < int64_t(0)) {
+    rem += int64_t(mb);
+    d -= 1u;
+  }
+  while (rem >= int64_t(mb)) {
+    rem -= int64_t(mb);
+    d += 1u;
+  }
+  r = uint64_t(rem);
+  return d;
+}
+
+// a / b (b nonzero): the 63 quotient bits floor(r · 2^62 / mb) of the
+// normalised significands (r in [mb, 2 mb)) and whether a remainder is
+// left, as a restoring bit-by-bit division gives them, in three digit steps
+// of 21, 21 and 20 bits (sd_div_digit) after the leading 1.
 uint64_t sd_div(uint64_t a, uint64_t b) {
   const bool neg = ((a ^ b) >> 63) != uint64_t(0);
   if (sd_is_zero(a)) return neg ? (uint64_t(1) << 63) : uint64_t(0);
@@ -186,17 +211,23 @@ uint64_t sd_div(uint64_t a, uint64_t b) {
     r <<= 1;
     e -= 1;
   }
-  // 63 quotient bits by restoring division: the first is 1.
-  uint64_t q = uint64_t(0);
-  for (int i = 0; i < 63; ++i) {
-    q <<= 1;
-    if (r >= mb) {
-      r -= mb;
-      q |= uint64_t(1);
-    }
-    r <<= 1;
-  }
+  r -= mb;  // the leading quotient bit, 1
+  const float s21 = 1125899906842624.0 / float(mb);  // 2^(29 + 21) / mb
+  uint64_t q = uint64_t(1);
+  q = (q << 21) | uint64_t(sd_div_digit(r, mb, 21, s21));
+  q = (q << 21) | uint64_t(sd_div_digit(r, mb, 21, s21));
+  q = (q << 20) | uint64_t(sd_div_digit(r, mb, 20, s21 * 0.5));
   return sd_round_pack(neg, e, q, r != uint64_t(0));
+}
+
+// a / 2^k (k >= 0): exact (an exponent change), the same bits as
+// sd_div(a, 2^k) including the sign of a zero and the flush to zero below
+// the normal range.
+uint64_t sd_div_pow2(uint64_t a, int k) {
+  if (sd_is_zero(a)) return a;
+  const int e = sd_exp(a) - k;
+  if (e < -1022) return a & (uint64_t(1) << 63);
+  return (a & ~(uint64_t(0x7ff) << 52)) | (uint64_t(e + 1023) << 52);
 }
 
 // a / b for a divisor whose significand has at most 24 bits (a float made
