@@ -39,7 +39,6 @@ layout(constant_id = 29) const uint kTilesPerFrame = 1u;
 
 const int kTW = 64, kTH = 8;
 const int kIW = kTW + 16, kIH = kTH + 16;  // largest border: 17 taps
-const int kSigmaNsq = 65536 << 1;
 
 shared uint s_in[kIH * kIW];   // ref | dist << 16
 shared uint s_mu[kTH * kIW];   // mu1 | mu2 << 16
@@ -64,61 +63,8 @@ int log2_32(uint v) {
   const int shift = findMSB(v) - 15;
   return int(tables[68u + (v >> uint(shift)) - 32767u]) + 2048 * shift;
 }
-int log2_64(uint64_t v) {
-  const int shift = sd_msb64(v) - 15;
-  return int(tables[68u + uint(v >> uint(shift)) - 32767u]) + 2048 * shift;
-}
-
-// A double's value as a float (nearest below; an estimate for vif_num_fast).
-float sd_estimate(uint64_t d) {
-  return sd_is_zero(d) ? 0.0 : ldexp(float(uint(sd_mant(d) >> 29)), sd_exp(d) - 23);
-}
-
-// The numerator term of one pixel, log2_64(numer1_tmp) − log2_64(numer1),
-// without binary64 arithmetic where that is certain to give the same bits:
-// with A = sigma12², Q = floor(A / sigma1_sq), f = the rest / sigma1_sq and
-// c = (A / sigma1_sq) · eps / sigma1_sq, the exact g·sigma12 is Q + f − c and
-// the exact g²·sigma1_sq is Q + f − 2c (to far below 1e-9). The reference's
-// doubles lie within 3e-5 of those for Q < 2^36, the float parts here within
-// 1e-5; with a margin kVifDelta, both ends of each truncation are tried and
-// the answer is kept only where they agree (sv_sq, the gain limit test, and
-// numer1_tmp's top 16 bits, which are all log2_64 reads). Returns false
-// (about one pixel in a few hundred) where they do not: the caller then runs
-// the reference's steps in software binary64.
-const float kVifDelta = 1.0e-3;
-bool vif_num_fast(int s1, int s12, int s2, float eps_f, float gain_f, uint64_t gain_sq,
-                  out int term) {
-  const uint64_t a = uint64_t(uint(s12)) * uint64_t(uint(s12));
-  const uint64_t q = a / uint64_t(uint(s1));
-  if (q >= (uint64_t(1) << 36)) return false;
-  const uint rest = uint(a - q * uint64_t(uint(s1)));
-  const float fs1 = float(s1);
-  const float f = float(rest) / fs1;
-  const float c = (float(q) + f) * (eps_f / fs1);
-  // sv_sq = max(trunc(sigma2_sq − g·sigma12), 0) = max(floor(K − y), 0).
-  const int64_t k = int64_t(s2) - int64_t(q);
-  const float y = f - c;
-  const int64_t sv_lo = max(k - int64_t(ceil(y + kVifDelta)), int64_t(0));
-  const int64_t sv_hi = max(k - int64_t(ceil(y - kVifDelta)), int64_t(0));
-  if (sv_lo != sv_hi) return false;
-  const uint numer1 = uint(sv_lo) + uint(kSigmaNsq);
-  // The gain limit: g >= limit takes g = limit.
-  const float ratio = float(s12) / fs1;
-  uint64_t t_lo, t_hi;
-  if (ratio >= gain_f * (1.0 + 1.0e-5)) {
-    t_lo = t_hi = uint64_t(sd_trunc_int64(sd_mul(gain_sq, sd_from_int32(s1))));
-  } else if (ratio <= gain_f * (1.0 - 1.0e-5)) {
-    const float tf = f - 2.0 * c;
-    t_lo = uint64_t(int64_t(q) + int64_t(floor(tf - kVifDelta)));
-    t_hi = uint64_t(int64_t(q) + int64_t(floor(tf + kVifDelta)));
-  } else {
-    return false;
-  }
-  const int l_lo = log2_64(t_lo + uint64_t(numer1));
-  if (l_lo != log2_64(t_hi + uint64_t(numer1))) return false;
-  term = l_lo - log2_64(uint64_t(numer1));
-  return true;
-}
+#define VIF_LOG2(i) tables[68u + (i) - 32767u]
+#include "vif_num.glsl"
 
 // Word offset of scale s's (>= 1) image of frame z in `images`.
 uint image_offset(uint z, int s) {
@@ -257,15 +203,7 @@ void main() {
             vif_num_fast(sigma1_sq, sigma12, sigma2_sq, eps_f, gain_f, gain_sq, term)) {
           acc[0] += uint64_t(int64_t(term));
         } else if (sigma12 > 0 && sigma2_sq > 0) {
-          const uint64_t d_s1 = sd_from_int32(sigma1_sq);
-          const uint64_t d_s12 = sd_from_int32(sigma12);
-          uint64_t g = sd_div(d_s12, sd_add(d_s1, eps));
-          int sv_sq = sd_trunc_int32(sd_sub(sd_from_int32(sigma2_sq), sd_mul(g, d_s12)));
-          sv_sq = max(sv_sq, 0);
-          if (!sd_less(g, gain_limit)) g = gain_limit;
-          const uint numer1 = uint(sv_sq) + uint(kSigmaNsq);
-          const int64_t numer1_tmp = sd_trunc_int64(sd_mul(sd_mul(g, g), d_s1)) + int64_t(numer1);
-          acc[0] += uint64_t(int64_t(log2_64(uint64_t(numer1_tmp)) - log2_64(uint64_t(numer1))));
+          acc[0] += uint64_t(int64_t(vif_num_exact(sigma1_sq, sigma12, sigma2_sq, eps, gain_limit)));
         }
       } else {
         acc[2] += uint64_t(int64_t(sigma2_sq));
