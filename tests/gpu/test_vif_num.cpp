@@ -40,7 +40,7 @@ std::int32_t cpu_term(const NumCase& c) {
   std::int32_t sv = d <= -2147483649.0 ? INT32_MIN : static_cast<std::int32_t>(d);
   sv = std::max(sv, 0);
   g = g < c.gain ? g : c.gain;
-  const auto numer1 = static_cast<std::uint32_t>(sv + (65536 << 1));
+  const std::uint32_t numer1 = static_cast<std::uint32_t>(sv) + (65536u << 1);  // no int overflow
   const std::int64_t numer1_tmp = static_cast<std::int64_t>(g * g * c.s1) + std::int64_t{numer1};
   return vqe::vif::log2_64(static_cast<std::uint64_t>(numer1_tmp)) - vqe::vif::log2_64(numer1);
 }
