@@ -550,5 +550,35 @@ TEST(HwdecCli, OptionAndNotes) {
       << r.err;
 }
 
+// Builds against the shared FFmpeg load it on first use (src/io/libav_dl.h):
+// a Y4M job never loads it, and where it cannot be loaded a compressed input
+// is refused with the library and the loader's reason, exit 1.
+TEST(LibavLoading, UnloadableFfmpegIsNamedAndY4mStillRuns) {
+#if !defined(VQE_LIBAV_DLOPEN)
+  GTEST_SKIP() << "this build links FFmpeg (static) or has none";
+#else
+  const fs::path bad = fs::path(::testing::TempDir()) / "vqe_bad_ffmpeg";
+  fs::create_directories(bad);
+  std::ofstream(bad / "libavutil.so.57");  // empty: not a library
+  std::ofstream(bad / "libavutil.so.58");
+  std::ofstream(bad / "libavutil.so.59");
+  const auto mp4 = write_temp("not_loaded.mp4", std::string("\0\0\0 ftypisom\0\0\2\0isomiso2", 24));
+  const std::string setup = "export LD_LIBRARY_PATH=" + bad.string();
+  const CliResult r = run_cli("-r " + mp4.string() + " -d " + mp4.string() + " -q -o /dev/null", "",
+                              setup);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("FFmpeg's shared library libavutil.so."), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("could not be loaded"), std::string::npos) << r.err;
+  // Y4M input does not need FFmpeg: the same environment scores it.
+  const auto y4m = write_temp("loaded_not.y4m",
+                              std::string("YUV4MPEG2 W8 H8 F25:1 Ip A1:1 C420jpeg\nFRAME\n") +
+                                  std::string(8 * 8 * 3 / 2, '\x80'));
+  const CliResult ok = run_cli("-r " + y4m.string() + " -d " + y4m.string() +
+                                   " --feature psnr --no_prediction -q -o /dev/null",
+                               "", setup);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+#endif
+}
+
 }  // namespace
 }  // namespace vqe::test

@@ -40,6 +40,7 @@ extern "C" {
 #include "backend/cuda/device.h"
 #include "io/device_source.h"
 #include "io/libav.h"
+#include "io/libav_dl.h"  // after FFmpeg's headers: calls go through the loaded table
 #include "vqe/error.h"
 #include "vqe/io.h"
 
@@ -811,7 +812,23 @@ class ScaledSource final : public FrameSource {
 
 }  // namespace
 
-bool compressed_input_available() { return true; }
+bool compressed_input_available() {
+#if defined(VQE_LIBAV_DLOPEN)
+  return libav_dl::load() != nullptr;  // loads FFmpeg's libraries on first call
+#else
+  return true;
+#endif
+}
+
+std::string compressed_input_problem() {
+#if defined(VQE_LIBAV_DLOPEN)
+  std::string why;
+  libav_dl::load(&why);
+  return why;
+#else
+  return {};
+#endif
+}
 
 bool probe_is_video(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return false;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace vqe {
 
@@ -13,5 +14,9 @@ namespace vqe {
 /// would open it (probe score above AVPROBE_SCORE_MAX / 4). Always false
 /// without FFmpeg's libraries.
 bool probe_is_video(const std::uint8_t* data, std::size_t size);
+
+/// Why compressed_input_available() is false when FFmpeg's shared libraries
+/// failed to load (VQE_LIBAV_DLOPEN builds), else "".
+std::string compressed_input_problem();
 
 }  // namespace vqe

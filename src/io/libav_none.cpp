@@ -10,6 +10,9 @@ namespace vqe {
 
 bool compressed_input_available() { return false; }
 
+// Said by open_compressed_video() when asked; not added to other messages.
+std::string compressed_input_problem() { return {}; }
+
 bool probe_is_video(const std::uint8_t*, std::size_t) { return false; }
 
 std::unique_ptr<FrameSource> open_compressed_video(const std::string& path, int) {

@@ -146,7 +146,9 @@ std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoP
                             path, printable(in.stream->peek(16), 16),
                             compressed_input_available() && !raw_name
                                 ? " nor a file FFmpeg's libraries read"
-                                : ""));
+                            : regular && !raw_name && !compressed_input_problem().empty()
+                                ? " (and " + compressed_input_problem() + ")"
+                                : std::string()));
   return make_raw_reader(path, std::move(in), *raw);
 }
 
