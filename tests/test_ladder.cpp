@@ -19,8 +19,10 @@ void expect_same(const FeatureCollector& a, const FeatureCollector& b, const std
     for (unsigned i = 0; i < a.frame_count(); ++i) {
       const auto x = a.get(name, i), y = b.get(name, i);
       ASSERT_EQ(x.has_value(), y.has_value()) << what << " " << name << " frame " << i;
-      if (x) ASSERT_EQ(std::memcmp(&*x, &*y, sizeof(double)), 0)
-          << what << " " << name << " frame " << i << ": " << *x << " vs " << *y;
+      if (x) {
+        ASSERT_EQ(std::memcmp(&*x, &*y, sizeof(double)), 0)
+            << what << " " << name << " frame " << i << ": " << *x << " vs " << *y;
+      }
     }
   const auto ga = a.aggregates(), gb = b.aggregates();
   ASSERT_EQ(ga.size(), gb.size()) << what;
