@@ -4,7 +4,6 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
 #include <string>
 
 extern "C" {
@@ -44,10 +43,14 @@ Loaded load_once() {
     handles[i] = dlopen(names[i].c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (!handles[i]) {
       const char* e = dlerror();
+      // Debian's package of each library is its soname without ".so.".
+      std::string packages;
+      for (const std::string& so : names)
+        packages += (packages.empty() ? "" : ", ") + so.substr(0, so.find(".so.")) +
+                    so.substr(so.find(".so.") + 4);
       out.why = "FFmpeg's shared library " + names[i] + " could not be loaded (" +
                 (e ? e : "unknown error") +
-                "): compressed input needs FFmpeg's libraries (Debian: libavformat59, "
-                "libavcodec59, libswscale6, libavutil57)";
+                "): compressed input needs FFmpeg's libraries (Debian: " + packages + ")";
       return out;
     }
   }

@@ -139,16 +139,18 @@ std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoP
       }
     }
   }
-  if (!raw)
+  if (!raw) {
+    const std::string ffmpeg_problem = compressed_input_problem();
     throw Error(fmt::format("{}: not a Y4M file (it starts with \"{}\", not \"YUV4MPEG2 \"){}; raw "
                             "YUV input needs its width, height, pixel format and bit depth "
                             "(-w, -h, -p, -b)",
                             path, printable(in.stream->peek(16), 16),
                             compressed_input_available() && !raw_name
                                 ? " nor a file FFmpeg's libraries read"
-                            : regular && !raw_name && !compressed_input_problem().empty()
-                                ? " (and " + compressed_input_problem() + ")"
+                            : regular && !raw_name && !ffmpeg_problem.empty()
+                                ? " (and " + ffmpeg_problem + ")"
                                 : std::string()));
+  }
   return make_raw_reader(path, std::move(in), *raw);
 }
 

@@ -26,6 +26,7 @@
 #include "backend/vulkan/device.h"
 #include "backend/vulkan/runtime.h"
 #include "features/float_ssim/iqa_ssim.h"
+#include "vulkan_selftest_util.h"
 
 namespace {
 
@@ -56,12 +57,7 @@ double random_double(std::mt19937_64& rng, int min_exp, int max_exp) {
   return (rng() & 1) ? -v : v;
 }
 
-// A context for self-test dispatches (no frames).
-void init_context(Context& ctx) {
-  vqe::VideoFormat f;
-  f.width = f.height = 16;
-  ctx.init(f, false, 1);
-}
+using vqe::test::vulkan::init_selftest_context;
 
 TEST(VulkanFloatExact, MatchesCpuFloats) {
   if (vqe::vulkan::device_count() == 0) GTEST_SKIP() << "no Vulkan device: skipping";
@@ -150,7 +146,7 @@ TEST(VulkanFloatExact, MatchesCpuFloats) {
   }
 
   Context ctx(0);
-  init_context(ctx);
+  init_selftest_context(ctx);
   const std::size_t n = cases.size();
   Buffer in = ctx.host_buffer(n * 16), tb = ctx.host_buffer(terms.size() * 4 + 4),
          out = ctx.host_buffer(n * 12);
@@ -162,13 +158,8 @@ TEST(VulkanFloatExact, MatchesCpuFloats) {
     w[4 * i + 3] = cases[i].c;
   }
   std::memcpy(tb.host<float>(), terms.data(), terms.size() * 4);
-  const vqe::vulkan::Pipeline& p = ctx.pipeline("float_exact_selftest", 3);
-  const VkDescriptorSet set = ctx.descriptor_set(p, {&in, &tb, &out});
-  ctx.begin_batch(0, 0);
-  vqe::vulkan::Push push;
-  push.arg[0] = static_cast<std::uint32_t>(n);
-  ctx.dispatch(p, set, push, static_cast<std::uint32_t>((n + 63) / 64), 1, 1);
-  ctx.wait(ctx.submit_batch());
+  vqe::test::vulkan::run_selftest(ctx, ctx.pipeline("float_exact_selftest", 3), {&in, &tb, &out},
+                                  n);
   const auto* r = out.host<const std::uint32_t>();
   int differing = 0;
   long fast = 0, replayed = 0;
@@ -220,7 +211,7 @@ constexpr std::uint32_t kChunksPerPass = 160;
 TEST(VulkanSeqSum, MatchesCpuSequentialSums) {
   if (vqe::vulkan::device_count() == 0) GTEST_SKIP() << "no Vulkan device: skipping";
   Context ctx(0);
-  init_context(ctx);
+  init_selftest_context(ctx);
   const vqe::vulkan::Pipeline& p = ctx.pipeline("seqsum_selftest", 2);
   std::mt19937_64 rng(77);
   long compared = 0, differing = 0;

@@ -19,6 +19,7 @@
 
 #include "backend/vulkan/device.h"
 #include "backend/vulkan/runtime.h"
+#include "vulkan_selftest_util.h"
 
 namespace {
 
@@ -127,9 +128,7 @@ TEST(VulkanSoftDouble, MatchesCpuDoubles) {
   cases.push_back({kFromInt, 0, 0, (std::int64_t{1} << 53) + 1});
 
   vqe::vulkan::Context ctx(0);
-  vqe::VideoFormat f;
-  f.width = f.height = 16;
-  ctx.init(f, false, 1);
+  vqe::test::vulkan::init_selftest_context(ctx);
   const std::size_t n = cases.size();
   vqe::vulkan::Buffer in = ctx.host_buffer(n * 5 * 4), out = ctx.host_buffer(n * 2 * 4);
   auto* w = in.host<std::uint32_t>();
@@ -144,13 +143,7 @@ TEST(VulkanSoftDouble, MatchesCpuDoubles) {
     w[5 * i + 3] = static_cast<std::uint32_t>(b);
     w[5 * i + 4] = static_cast<std::uint32_t>(b >> 32);
   }
-  const vqe::vulkan::Pipeline& p = ctx.pipeline("softdouble_selftest", 2);
-  const VkDescriptorSet set = ctx.descriptor_set(p, {&in, &out});
-  ctx.begin_batch(0, 0);
-  vqe::vulkan::Push push;
-  push.arg[0] = static_cast<std::uint32_t>(n);
-  ctx.dispatch(p, set, push, static_cast<std::uint32_t>((n + 63) / 64), 1, 1);
-  ctx.wait(ctx.submit_batch());
+  vqe::test::vulkan::run_selftest(ctx, ctx.pipeline("softdouble_selftest", 2), {&in, &out}, n);
   const auto* r = out.host<const std::uint32_t>();
   int differing = 0;
   for (std::size_t i = 0; i < n; ++i) {

@@ -23,6 +23,7 @@
 #include "backend/vulkan/device.h"
 #include "backend/vulkan/runtime.h"
 #include "features/vif/integer_vif.h"
+#include "vulkan_selftest_util.h"
 
 namespace {
 
@@ -114,9 +115,7 @@ TEST(VulkanVifNum, FastAndExactPathsMatchCpuDoubles) {
       cases.push_back({s1, static_cast<std::int32_t>(s1 * gain), 12345, gain});
 
   vqe::vulkan::Context ctx(0);
-  vqe::VideoFormat f;
-  f.width = f.height = 16;
-  ctx.init(f, false, 1);
+  vqe::test::vulkan::init_selftest_context(ctx);
   const std::size_t n = cases.size();
   vqe::vulkan::Buffer in = ctx.host_buffer(n * 5 * 4), out = ctx.host_buffer(n * 3 * 4);
   vqe::vulkan::Buffer log2 = ctx.host_buffer(32768 * 4);
@@ -132,15 +131,9 @@ TEST(VulkanVifNum, FastAndExactPathsMatchCpuDoubles) {
     w[5 * i + 4] = static_cast<std::uint32_t>(gain_bits >> 32);
   }
   const auto eps_bits = std::bit_cast<std::uint64_t>(65536 * 1.0e-10);
-  const vqe::vulkan::Pipeline& p = ctx.pipeline("vif_num_selftest", 3);
-  const VkDescriptorSet set = ctx.descriptor_set(p, {&in, &log2, &out});
-  ctx.begin_batch(0, 0);
-  vqe::vulkan::Push push;
-  push.arg[0] = static_cast<std::uint32_t>(n);
-  push.arg[1] = static_cast<std::uint32_t>(eps_bits);
-  push.arg[2] = static_cast<std::uint32_t>(eps_bits >> 32);
-  ctx.dispatch(p, set, push, static_cast<std::uint32_t>((n + 63) / 64), 1, 1);
-  ctx.wait(ctx.submit_batch());
+  vqe::test::vulkan::run_selftest(
+      ctx, ctx.pipeline("vif_num_selftest", 3), {&in, &log2, &out}, n,
+      {static_cast<std::uint32_t>(eps_bits), static_cast<std::uint32_t>(eps_bits >> 32)});
 
   const auto* r = out.host<const std::int32_t>();
   std::size_t decided = 0, decided_realistic = 0, differing = 0;

@@ -198,12 +198,11 @@ void main() {
       const int sigma12 = int(xy_filt - mu1_mu2);
       if (sigma1_sq >= kSigmaNsq) {
         acc[1] += uint64_t(int64_t(log2_32(uint(sigma1_sq) + uint(kSigmaNsq)) - 2048 * 17));
-        int term;
-        if (sigma12 > 0 && sigma2_sq > 0 &&
-            vif_num_fast(sigma1_sq, sigma12, sigma2_sq, eps_f, gain_f, gain_sq, term)) {
+        if (sigma12 > 0 && sigma2_sq > 0) {
+          int term;
+          if (!vif_num_fast(sigma1_sq, sigma12, sigma2_sq, eps_f, gain_f, gain_sq, term))
+            term = vif_num_exact(sigma1_sq, sigma12, sigma2_sq, eps, gain_limit);
           acc[0] += uint64_t(int64_t(term));
-        } else if (sigma12 > 0 && sigma2_sq > 0) {
-          acc[0] += uint64_t(int64_t(vif_num_exact(sigma1_sq, sigma12, sigma2_sq, eps, gain_limit)));
         }
       } else {
         acc[2] += uint64_t(int64_t(sigma2_sq));
