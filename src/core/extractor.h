@@ -31,6 +31,13 @@ class ReferenceCache {
   /// An exception from `compute` propagates.
   virtual Object take(const std::string& key, unsigned index,
                       const std::function<Object()>& compute) = 0;
+  /// The ladder's one state object under `key` (e.g. a pool of recycled
+  /// buffers for take()'s objects, so that frames freed by one job serve
+  /// the next frame whichever job computes it): made by `make` on the first
+  /// request, the same object for every job and clone afterwards, kept as
+  /// long as the ladder's share. Thread-safe.
+  virtual std::shared_ptr<void> state(const std::string& key,
+                                      const std::function<std::shared_ptr<void>()>& make) = 0;
 };
 
 /// One metric's computation over reference/distorted picture pairs.

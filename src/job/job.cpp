@@ -192,6 +192,10 @@ class JobState {
                 const std::function<Object()>& compute) override {
       return job_.take_shared_object(key, index, compute);
     }
+    std::shared_ptr<void> state(const std::string& key,
+                                const std::function<std::shared_ptr<void>()>& make) override {
+      return job_.config_.reference_share->impl_->state(key, make);
+    }
 
    private:
     JobState& job_;

@@ -49,6 +49,16 @@ struct ReferenceShare::Impl {
     return take_field(key, index, job, &Entry::object, compute);
   }
 
+  /// The ladder's state object under `key`, made by `make` on the first
+  /// request (ReferenceCache::state).
+  template <typename Make>
+  std::shared_ptr<void> state(const std::string& key, Make&& make) {
+    std::lock_guard lock(mutex);
+    std::shared_ptr<void>& s = states[key];
+    if (!s) s = make();
+    return s;
+  }
+
   /// Job `job` finished or was dropped: values are no longer kept for it
   /// (a value it took still waits for the jobs that have not).
   void leave(unsigned job) {
@@ -135,6 +145,7 @@ struct ReferenceShare::Impl {
   unsigned next_id = 0;
   std::set<unsigned> left;  // ids of the jobs that left
   std::map<std::pair<std::string, unsigned>, Entry> entries;
+  std::map<std::string, std::shared_ptr<void>> states;  // state()'s
   unsigned long long computed = 0, reused = 0;
 };
 

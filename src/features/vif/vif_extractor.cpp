@@ -19,14 +19,16 @@ namespace vqe {
 namespace {
 
 /// Frames of VIF's shared reference work, recycled: a 1080p frame is 23 MB,
-/// and fresh memory for each would cost page faults and clearing (a third
-/// of the ladder's system time and a few % of its user time, measured).
-/// Shared by an extractor and its clones (one job); a frame comes back to
-/// the pool of the job that computed it when the ladder's last job drops
-/// it. Keeps at most kMaxFree frames: about the frames a job of a ladder
-/// has computed and not yet seen taken by all (its frame slots).
+/// and fresh memory for each costs page faults and clearing (with a pool per
+/// job, which a frame computed by another job never reached, 14 % of a
+/// 6-encode ladder's samples were that clearing; perf, 2-core machine).
+/// One pool per ladder (ReferenceCache::state), shared by every job and
+/// clone: a frame comes back to it when the ladder's last job drops it.
+/// Keeps at most kMaxFree frames, so that a burst of frames in flight does
+/// not stay allocated; the free frames never outnumber those that were in
+/// flight at once.
 struct FramePool {
-  static constexpr std::size_t kMaxFree = 4;
+  static constexpr std::size_t kMaxFree = 8;
   FramePool() { free.reserve(kMaxFree); }
   std::mutex mutex;
   std::vector<std::unique_ptr<vif::ReferenceFrame>> free;
@@ -75,6 +77,9 @@ class VifExtractor final : public FeatureExtractor {
   void set_reference_cache(ReferenceCache* cache, const std::string& key) override {
     cache_ = cache;
     cache_key_ = key;
+    if (cache)
+      pool_ = std::static_pointer_cast<FramePool>(
+          cache->state(key + "/frames", [] { return std::make_shared<FramePool>(); }));
   }
 
   bool needs_chroma() const override { return false; }
