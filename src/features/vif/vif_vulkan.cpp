@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Integer VIF on Vulkan, bit-identical to the CPU reference
-// (integer_vif.cpp): vif_scale.comp per scale (statistic and next scale's
-// image in one dispatch over the run's frames; 4 dispatches per run), the
+// (integer_vif.cpp): vif_scaleN.comp per scale N (statistic and next
+// scale's image in one dispatch over the run's frames; 4 dispatches per
+// run, one pipeline per scale: vif_scale.glsl with the scale's constants), the
 // exact int64 sums of each tile rebuilt and added on the host, then the
 // CPU's own float expressions (vif::scale_value) and outputs (vif_score.h).
 
@@ -19,7 +20,7 @@
 namespace vqe::vulkan {
 namespace {
 
-constexpr int kTileW = 64, kTileH = 8;  // vif_scale.comp
+constexpr int kTileW = 64, kTileH = 16;  // vif_scale.glsl
 
 class VulkanVif final : public VulkanExtractor {
  public:
@@ -57,8 +58,10 @@ class VulkanVif final : public VulkanExtractor {
                                   static_cast<std::uint32_t>(eps_bits >> 32),
                                   static_cast<std::uint32_t>(gain_bits),
                                   static_cast<std::uint32_t>(gain_bits >> 32), image_words, tiles};
-    pipeline_ = &ctx.pipeline("vif_scale", 4, spec);
-    set_ = ctx.descriptor_set(*pipeline_, {&ctx.frames(), &images_, &tables_, &sums_.buffer});
+    for (int s = 0; s < vif::kNumScales; ++s) {
+      pipeline_[s] = &ctx.pipeline("vif_scale" + std::to_string(s), 4, spec);
+      set_[s] = ctx.descriptor_set(*pipeline_[s], {&ctx.frames(), &images_, &tables_, &sums_.buffer});
+    }
   }
 
   std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
@@ -66,11 +69,10 @@ class VulkanVif final : public VulkanExtractor {
   void record(const Run& run) override {
     for (int s = 0; s < vif::kNumScales; ++s) {
       Push push = ctx_->push_for(run);
-      push.arg[0] = static_cast<std::uint32_t>(s);
       push.arg[1] = s == 0 && scorer_.skip_scale0() ? 0 : 1;
       push.arg[2] = first_tile_[s];
       if (s > 0) ctx_->barrier();  // scale s reads the image scale s − 1 wrote
-      ctx_->dispatch(*pipeline_, set_, push, grid_x_[s], grid_y_[s], run.count);
+      ctx_->dispatch(*pipeline_[s], set_[s], push, grid_x_[s], grid_y_[s], run.count);
     }
   }
 
@@ -97,8 +99,8 @@ class VulkanVif final : public VulkanExtractor {
   std::uint32_t first_tile_[vif::kNumScales] = {};
   GroupSums sums_;
   Buffer images_, tables_;
-  const Pipeline* pipeline_ = nullptr;
-  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  const Pipeline* pipeline_[vif::kNumScales] = {};
+  VkDescriptorSet set_[vif::kNumScales] = {};
 };
 
 }  // namespace

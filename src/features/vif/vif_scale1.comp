@@ -1,0 +1,5 @@
+#version 460
+// SPDX-License-Identifier: BSD-2-Clause
+// Integer VIF on Vulkan, scale 1 (vif_scale.glsl).
+#define VIF_SCALE 1
+#include "vif_scale.glsl"
