@@ -2,8 +2,8 @@
 // Integer VIF on Vulkan, one scale of a run of frames (grid z), bit-identical
 // to integer_vif.cpp (libvmaf 3.2.0 integer_vif.c). The scale is the
 // compile-time VIF_SCALE of the including vif_scaleN.comp, so that the
-// filter widths and taps are constants and every tap loop unrolls (the taps
-// read from a buffer in loops of run-time length took ~4x the time, H200).
+// filter widths and taps are constants and every tap loop unrolls (no tap
+// is read from a buffer).
 //
 // A workgroup takes a 64 x 16 tile of the scale's image with its
 // reflect-101 border (periodic, as vif::reflect101) in shared memory, then,
