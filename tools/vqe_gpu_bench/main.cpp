@@ -54,6 +54,7 @@ struct Args {
   unsigned batch = 16;            // Vulkan: frames per submission
   unsigned frames_1080p = 240, frames_2160p = 120;
   bool split = false;  ///< also each of VMAF's extractors alone
+  std::string only;    ///< run only the workloads whose name contains this (empty: all)
 };
 
 struct FrameSet {
@@ -249,6 +250,9 @@ int main_impl(const Args& args) {
     workloads.push_back({"VMAF part: vif", {{"vif", {}}}, nullptr});
     workloads.push_back({"VMAF part: motion", {{"motion", {}}}, nullptr});
   }
+  if (!args.only.empty())
+    std::erase_if(workloads, [&](const Workload& w) { return w.name.find(args.only) == std::string::npos; });
+  if (workloads.empty()) throw vqe::Error(fmt::format("--only {}: no workload matches", args.only));
   auto job_probe = make_job(args);
   const std::string device = job_probe->device_name();
   job_probe.reset();
@@ -346,11 +350,13 @@ int main(int argc, char** argv) {
       else if (a == "--frames-1080p") args.frames_1080p = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--frames-2160p") args.frames_2160p = static_cast<unsigned>(std::stoul(value()));
       else if (a == "--split") args.split = true;
+      else if (a == "--only") args.only = value();
       else if (a == "--help") {
         std::cout << "vqe_gpu_bench --reference REF_1080p8.y4m --distorted DIST.y4m [--json FILE]\n"
                      "  [--seconds 2] [--device 0] [--backend cuda|vulkan] [--batch 16 (Vulkan)]\n"
                      "  [--frames-1080p 240]\n"
-                     "  [--frames-2160p 120] [--split: also VMAF's adm, vif and motion alone]\n";
+                     "  [--frames-2160p 120] [--split: also VMAF's adm, vif and motion alone]\n"
+                     "  [--only TEXT: only the workloads whose name contains TEXT, e.g. VMAF]\n";
         return 0;
       } else throw vqe::Error("unknown argument " + a);
     } catch (const std::exception& e) {

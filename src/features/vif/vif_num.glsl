@@ -32,13 +32,37 @@ float sd_estimate(uint64_t d) {
 // numer1_tmp's top 16 bits, which are all log2_64 reads). Returns false
 // (about one pixel in a few hundred) where they do not: the caller then runs
 // the reference's steps in software binary64.
+// q = floor(a / d) and rest = a − q·d for a < 2^62 and 2^17 <= d < 2^31,
+// where q < 2^36 (false otherwise), without a 64-bit division (a long
+// integer routine on GPUs): a float estimate of q (relative error below
+// 2^-20 with Vulkan's 2.5-ulp division: within 2^16 of q), one float
+// correction from the exact remainder (then within 1), one integer step.
+bool vif_div_q36(uint64_t a, uint d, out uint64_t q, out uint rest) {
+  if ((a >> 36) >= uint64_t(d)) return false;  // q >= 2^36
+  const float inv = 1.0 / float(d);
+  int64_t qe = int64_t(float(a) * inv);
+  int64_t r = int64_t(a) - qe * int64_t(d);  // |r| < 2^16 · 2^31
+  qe += int64_t(floor(float(r) * inv));
+  r = int64_t(a) - qe * int64_t(d);  // −d <= r < 2d
+  if (r < int64_t(0)) {
+    qe -= int64_t(1);
+    r += int64_t(d);
+  } else if (r >= int64_t(d)) {
+    qe += int64_t(1);
+    r -= int64_t(d);
+  }
+  q = uint64_t(qe);
+  rest = uint(r);
+  return true;
+}
+
 const float kVifDelta = 1.0e-3;
 bool vif_num_fast(int s1, int s12, int s2, float eps_f, float gain_f, uint64_t gain_sq,
                   out int term) {
   const uint64_t a = uint64_t(uint(s12)) * uint64_t(uint(s12));
-  const uint64_t q = a / uint64_t(uint(s1));
-  if (q >= (uint64_t(1) << 36)) return false;
-  const uint rest = uint(a - q * uint64_t(uint(s1)));
+  uint64_t q;
+  uint rest;
+  if (!vif_div_q36(a, uint(s1), q, rest)) return false;
   const float fs1 = float(s1);
   const float f = float(rest) / fs1;
   const float c = (float(q) + f) * (eps_f / fs1);

@@ -16,7 +16,7 @@
 // binary64, no fp64). It also writes the next scale's image at the tile's
 // even rows and columns (blur with the next scale's filter, 2x decimation).
 // Sums are exact: int64 per invocation, vqe_reduce.glsl's fixed-order
-// workgroup sum, lo/hi words per tile; the host adds the tiles.
+// workgroup sum (two-level), lo/hi words per tile; the host adds the tiles.
 //
 // Buffers: 0 frames (scale 0), 1 images (scales 1..3 of every frame of the
 // run: per sample one word, ref | dist << 16), 2 tables (4 x 17 filter
@@ -43,6 +43,7 @@ layout(constant_id = 28) const uint kImageWords = 1u;  // words of scales 1..3 p
 layout(constant_id = 29) const uint kTilesPerFrame = 1u;
 
 #define VQE_REDUCE_K 4
+#define VQE_REDUCE_TWO_LEVEL
 #define VQE_PARTIALS partials
 #include "vqe_reduce.glsl"
 

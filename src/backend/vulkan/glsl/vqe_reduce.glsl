@@ -20,10 +20,31 @@ shared uint64_t vqe_scratch[VQE_REDUCE_K][kReduceLanes];
 // Stores the workgroup's K sums at VQE_PARTIALS[first + 2k] (low word) and
 // VQE_PARTIALS[first + 2k + 1] (high word). Call from every invocation, in
 // uniform control flow.
+//
+// With VQE_REDUCE_TWO_LEVEL defined, the sums take two fixed-order steps
+// instead of lane 0's 256 x K serial additions: lane 16k + j adds the 16
+// values j·16 .. j·16 + 15 of sum k, then lane k adds sum k's 16 partial
+// sums, j in order (integer sums: the same bits; a serial tail of 32 steps
+// instead of 256 K, during which the other lanes of the workgroup wait).
 void vqe_reduce_store(uint64_t acc[VQE_REDUCE_K], uint first) {
   const uint lane = gl_LocalInvocationIndex;
   for (int k = 0; k < VQE_REDUCE_K; ++k) vqe_scratch[k][lane] = acc[k];
   barrier();
+#ifdef VQE_REDUCE_TWO_LEVEL
+  if (lane < 16u * uint(VQE_REDUCE_K)) {
+    const uint k = lane / 16u, j = lane % 16u;
+    uint64_t part = 0ul;
+    for (uint i = 0u; i < 16u; ++i) part += vqe_scratch[k][16u * j + i];
+    vqe_scratch[k][16u * j] = part;  // only this lane reads or writes values 16j..16j+15 of k
+  }
+  barrier();
+  if (lane < uint(VQE_REDUCE_K)) {
+    uint64_t sum = 0ul;
+    for (uint j = 0u; j < 16u; ++j) sum += vqe_scratch[lane][16u * j];
+    VQE_PARTIALS[first + 2u * lane] = uint(sum & 0xfffffffful);
+    VQE_PARTIALS[first + 2u * lane + 1u] = uint(sum >> 32);
+  }
+#else
   if (lane == 0u) {
     for (int k = 0; k < VQE_REDUCE_K; ++k) {
       uint64_t sum = 0ul;
@@ -32,5 +53,6 @@ void vqe_reduce_store(uint64_t acc[VQE_REDUCE_K], uint first) {
       VQE_PARTIALS[first + 2u * uint(k) + 1u] = uint(sum >> 32);
     }
   }
+#endif
   barrier();
 }
