@@ -33,7 +33,7 @@ float sd_estimate(uint64_t d) {
 // (about one pixel in a few hundred) where they do not: the caller then runs
 // the reference's steps in software binary64.
 // q = floor(a / d) and rest = a − q·d for a < 2^62 and 2^17 <= d < 2^31,
-// where q < 2^36 (false otherwise), without a 64-bit division (a long
+// where q < 2^36 (false otherwise, or where the check below fails), without a 64-bit division (a long
 // integer routine on GPUs): a float estimate of q (relative error below
 // 2^-20 with Vulkan's 2.5-ulp division: within 2^16 of q), one float
 // correction from the exact remainder (then within 1), one integer step.
@@ -51,6 +51,10 @@ bool vif_div_q36(uint64_t a, uint d, out uint64_t q, out uint rest) {
     qe += int64_t(1);
     r -= int64_t(d);
   }
+  // 0 <= r < d defines floor division: checked, so that a driver whose float
+  // steps were less precise than the bounds above falls back (false), never
+  // returns a wrong quotient.
+  if (r < int64_t(0) || r >= int64_t(d)) return false;
   q = uint64_t(qe);
   rest = uint(r);
   return true;
