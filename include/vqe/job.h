@@ -107,10 +107,12 @@ struct JobConfig {
   /// (FrameSource::random_access: regular Y4M and raw files); 0 chooses
   /// min(4, max(1, cores / 4)). Pipes and irregular files are read in order.
   unsigned readers = 0;
-  /// With threads >= 1: while every frame slot is busy, the thread that
-  /// submits (inside submit() or acquire()) computes queued work with the
-  /// workers instead of sleeping, so that the job uses threads + 1 cores
-  /// as libvmaf's --threads N does. false keeps the submitting thread idle.
+  /// With 1 <= threads < the machine's cores: while every frame slot is
+  /// busy, the thread that submits (inside submit() or acquire()) computes
+  /// queued work with the workers instead of sleeping, so that the job uses
+  /// threads + 1 cores as libvmaf's --threads N does. With threads >= cores
+  /// it does not (no more computing threads than cores). false keeps the
+  /// submitting thread idle.
   bool help_while_waiting = true;
   /// Called with warnings (e.g. one file ended first).
   std::function<void(const std::string&)> on_warning;

@@ -164,6 +164,7 @@ class JobState {
   std::vector<Request> requests_;                        // distinct, in request order
   std::vector<std::vector<std::string>> model_inputs_;   // per model, emitted names
 
+  bool helping_ = false;  // config_.help_while_waiting, unless threads >= cores
   bool started_ = false;
   bool finished_ = false;
   VideoFormat format_{};
@@ -564,9 +565,14 @@ void JobState::start(const VideoFormat& format) {
   format_ = format;
   started_ = true;
 
+  // The submitting thread helps only while that leaves no more computing
+  // threads than cores: with threads >= cores a helper would compete with
+  // the workers for a core (on 2 cores, --threads 2 computed on 3 threads).
+  const unsigned cores = std::thread::hardware_concurrency();
+  helping_ = config_.help_while_waiting && (cores == 0 || threads < cores);
   if (threads > 0) {
     // Tile batches may have every worker and the helping submitting thread.
-    scheduler_ = std::make_unique<WorkScheduler>(threads + (config_.help_while_waiting ? 1 : 0));
+    scheduler_ = std::make_unique<WorkScheduler>(threads + (helping_ ? 1 : 0));
     for (FeatureExtractor* e : temporal_) e->set_tile_runner(scheduler_.get());
     for (unsigned t = 0; t < threads; ++t) threads_.emplace_back([this] { worker_loop(); });
   }
@@ -603,7 +609,7 @@ FrameSlot* JobState::take_slot(bool wait) {
   // frame's task, the temporal chain, row tiles) instead of sleeping: with
   // N workers a job computes on N + 1 threads, as libvmaf's --threads N
   // computes its temporal extractors on the submitting thread.
-  while (wait && free_.empty() && scheduler_ && config_.help_while_waiting && !failed()) {
+  while (wait && free_.empty() && scheduler_ && helping_ && !failed()) {
     lock.unlock();
     bool worked = false;
     const auto start = std::chrono::steady_clock::now();

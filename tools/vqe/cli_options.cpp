@@ -100,7 +100,8 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                  "chart, pooled values with percentiles, the worst frames and the settings");
   app.add_option("--threads", s.threads,
                  "Worker threads besides the main thread, which reads and, when every frame "
-                 "slot is taken, computes too (0 = compute on the main thread only)")
+                 "slot is taken and N is below the core count, computes too (0 = compute on "
+                 "the main thread only)")
       ->check(CLI::Range(0u, 1024u));
   app.add_option("--subsample", s.subsample, "Score every N-th frame")
       ->check(CLI::Range(1u, 1u << 30));

@@ -3,7 +3,7 @@
 // integer_vif.c): log2_64(numer1_tmp) − log2_64(numer1) from sigma1_sq,
 // sigma12 and sigma2_sq, with the reference's double-precision steps either
 // proven unneeded (vif_num_fast) or replayed in exact software binary64
-// (vif_num_exact). Included by vif_scale.comp and by the self-test
+// (vif_num_exact). Included by vif_scale.glsl and by the self-test
 // vif_num_selftest.comp (tests/gpu/test_vif_num.cpp), after
 // vqe_softdouble.glsl and a definition of VIF_LOG2(i): entry i (2^15 <= i <
 // 2^16) of vif::log2_table().
