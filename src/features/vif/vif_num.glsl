@@ -21,22 +21,12 @@ float sd_estimate(uint64_t d) {
   return sd_is_zero(d) ? 0.0 : ldexp(float(uint(sd_mant(d) >> 29)), sd_exp(d) - 23);
 }
 
-// The numerator term of one pixel, log2_64(numer1_tmp) − log2_64(numer1),
-// without binary64 arithmetic where that is certain to give the same bits:
-// with A = sigma12², Q = floor(A / sigma1_sq), f = the rest / sigma1_sq and
-// c = (A / sigma1_sq) · eps / sigma1_sq, the exact g·sigma12 is Q + f − c and
-// the exact g²·sigma1_sq is Q + f − 2c (to far below 1e-9). The reference's
-// doubles lie within 3e-5 of those for Q < 2^36, the float parts here within
-// 1e-5; with a margin kVifDelta, both ends of each truncation are tried and
-// the answer is kept only where they agree (sv_sq, the gain limit test, and
-// numer1_tmp's top 16 bits, which are all log2_64 reads). Returns false
-// (about one pixel in a few hundred) where they do not: the caller then runs
-// the reference's steps in software binary64.
 // q = floor(a / d) and rest = a − q·d for a < 2^62 and 2^17 <= d < 2^31,
-// where q < 2^36 (false otherwise, or where the check below fails), without a 64-bit division (a long
-// integer routine on GPUs): a float estimate of q (relative error below
-// 2^-20 with Vulkan's 2.5-ulp division: within 2^16 of q), one float
-// correction from the exact remainder (then within 1), one integer step.
+// where q < 2^36 (false otherwise, or where the check below fails),
+// without a 64-bit division (a long integer routine on GPUs): a float
+// estimate of q (relative error below 2^-20 with Vulkan's 2.5-ulp division:
+// within 2^16 of q), one float correction from the exact remainder (then
+// within 1), one integer step.
 bool vif_div_q36(uint64_t a, uint d, out uint64_t q, out uint rest) {
   if ((a >> 36) >= uint64_t(d)) return false;  // q >= 2^36
   const float inv = 1.0 / float(d);
@@ -60,6 +50,17 @@ bool vif_div_q36(uint64_t a, uint d, out uint64_t q, out uint rest) {
   return true;
 }
 
+// The numerator term of one pixel, log2_64(numer1_tmp) − log2_64(numer1),
+// without binary64 arithmetic where that is certain to give the same bits:
+// with A = sigma12², Q = floor(A / sigma1_sq), f = the rest / sigma1_sq and
+// c = (A / sigma1_sq) · eps / sigma1_sq, the exact g·sigma12 is Q + f − c and
+// the exact g²·sigma1_sq is Q + f − 2c (to far below 1e-9). The reference's
+// doubles lie within 3e-5 of those for Q < 2^36, the float parts here within
+// 1e-5; with a margin kVifDelta, both ends of each truncation are tried and
+// the answer is kept only where they agree (sv_sq, the gain limit test, and
+// numer1_tmp's top 16 bits, which are all log2_64 reads). Returns false
+// (about one pixel in a few hundred) where they do not: the caller then runs
+// the reference's steps in software binary64.
 const float kVifDelta = 1.0e-3;
 bool vif_num_fast(int s1, int s12, int s2, float eps_f, float gain_f, uint64_t gain_sq,
                   out int term) {
