@@ -19,8 +19,8 @@
 // workgroup sum (two-level), lo/hi words per tile; the host adds the tiles.
 //
 // Buffers: 0 frames (scale 0), 1 images (scales 1..3 of every frame of the
-// run: per sample one word, ref | dist << 16), 2 tables (4 x 17 filter
-// words, unused here, then log2 table entries 32767..65535), 3 partials
+// run: per sample one word, ref | dist << 16), 2 tables (log2 table entries
+// 32767..65535), 3 partials
 // [result slot][tile of every scale][4 sums][lo, hi].
 // Push args: 1 1 = compute the statistic (0: scale 0 under
 // vif_skip_scale0), 2 index of the scale's first tile among a frame's tiles.
@@ -47,7 +47,9 @@ layout(constant_id = 29) const uint kTilesPerFrame = 1u;
 #define VQE_PARTIALS partials
 #include "vqe_reduce.glsl"
 
-// vif::kFilters of this scale and of the next (the subsampling blur).
+// vif::kFilters (integer_vif.h) of this scale and of the next (the
+// subsampling blur), as literals so that the taps are compile-time constants;
+// the parity tests compare every scale with the CPU.
 #if VIF_SCALE == 0
 const int kFW = 17, kFWN = 9;
 const uint kTaps[kFW] = uint[](489u, 935u, 1640u, 2640u, 3896u, 5274u, 6547u, 7455u, 7784u,
@@ -96,9 +98,9 @@ int reflect101(int i, int n) {
 
 int log2_32(uint v) {
   const int shift = findMSB(v) - 15;
-  return int(tables[68u + (v >> uint(shift)) - 32767u]) + 2048 * shift;
+  return int(tables[(v >> uint(shift)) - 32767u]) + 2048 * shift;
 }
-#define VIF_LOG2(i) tables[68u + (i) - 32767u]
+#define VIF_LOG2(i) tables[(i) - 32767u]
 #include "vif_num.glsl"
 
 // Word offset of scale s's (>= 1) image of frame z in `images`.

@@ -44,12 +44,11 @@ class VulkanVif final : public VulkanExtractor {
     }
     sums_.create(ctx, 1, tiles, 4);
     images_ = ctx.device_buffer(static_cast<std::size_t>(ctx.batch_frames()) * image_words * 4);
-    // Filters (4 x 17 words), then the log2 table's entries 32767..65535.
-    std::vector<std::uint32_t> t(68 + 32769, 0);
-    for (int s = 0; s < vif::kNumScales; ++s)
-      for (int k = 0; k < 17; ++k) t[static_cast<std::size_t>(s * 17 + k)] = k < vif::kFilterWidth[s] ? vif::kFilters[s][k] : 0;
+    // The log2 table's entries 32767..65535 (the filters are the shaders'
+    // compile-time constants).
+    std::vector<std::uint32_t> t(32769, 0);
     const auto& log2 = vif::log2_table();
-    for (int i = 0; i < 32769; ++i) t[68 + i] = log2[static_cast<std::size_t>(32767 + i)];
+    for (int i = 0; i < 32769; ++i) t[static_cast<std::size_t>(i)] = log2[static_cast<std::size_t>(32767 + i)];
     tables_ = ctx.device_table(t.data(), t.size() * 4);
     const double eps = 65536 * 1.0e-10;  // the reference's constant
     const auto eps_bits = std::bit_cast<std::uint64_t>(eps);
