@@ -262,6 +262,10 @@ class Context {
   bool can_import_ = false;
   VkDeviceSize import_alignment_ = 4096;
   PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties_ = nullptr;
+  // VQE_VULKAN_PIPELINE_STATS set and VK_KHR_pipeline_executable_properties
+  // present: each pipeline's compiler statistics go to stderr (a developer's
+  // diagnostic: registers, shared memory, instructions, as the driver names them).
+  bool pipeline_stats_ = false;
   unsigned batch_frames_ = 1;
 
   // Command buffers, one per batch in flight (index batch % size), with the

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -46,6 +48,52 @@ const char* result_name(VkResult r) {
     case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
     case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
     default: return "VkResult";
+  }
+}
+
+// The driver's statistics of `pipeline`'s executables, one line each on
+// stderr (VQE_VULKAN_PIPELINE_STATS; the extension enabled at device creation).
+void print_pipeline_stats(VkDevice device, VkPipeline pipeline, const std::string& name) {
+  const auto props_fn = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(device, "vkGetPipelineExecutablePropertiesKHR"));
+  const auto stats_fn = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR"));
+  if (props_fn == nullptr || stats_fn == nullptr) return;
+  auto pinfo = vk_struct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
+  pinfo.pipeline = pipeline;
+  std::uint32_t n = 0;
+  if (props_fn(device, &pinfo, &n, nullptr) != VK_SUCCESS) return;
+  std::vector<VkPipelineExecutablePropertiesKHR> execs(
+      n, vk_struct<VkPipelineExecutablePropertiesKHR>(
+             VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
+  if (props_fn(device, &pinfo, &n, execs.data()) != VK_SUCCESS) return;
+  for (std::uint32_t e = 0; e < n; ++e) {
+    auto einfo = vk_struct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+    einfo.pipeline = pipeline;
+    einfo.executableIndex = e;
+    std::uint32_t k = 0;
+    if (stats_fn(device, &einfo, &k, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        k, vk_struct<VkPipelineExecutableStatisticKHR>(
+               VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+    if (stats_fn(device, &einfo, &k, stats.data()) != VK_SUCCESS) continue;
+    std::string line = fmt::format("vqe: Vulkan pipeline {} [{}]:", name, execs[e].name);
+    for (const auto& st : stats) {
+      switch (st.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+          line += fmt::format(" {}={}", st.name, st.value.b32 ? "true" : "false");
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+          line += fmt::format(" {}={}", st.name, st.value.i64);
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+          line += fmt::format(" {}={}", st.name, st.value.u64);
+          break;
+        default:
+          line += fmt::format(" {}={}", st.name, st.value.f64);
+      }
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
   }
 }
 
@@ -268,7 +316,21 @@ Context::Context(int device) {
       extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
       can_import_ = true;
     }
+    if (std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0 &&
+        std::getenv("VQE_VULKAN_PIPELINE_STATS") != nullptr) {
+      extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+      pipeline_stats_ = true;
+    }
   }
+  auto exec_props = vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  exec_props.pipelineExecutableInfo = VK_TRUE;
+  if (pipeline_stats_)
+    f12.pNext = &exec_props;
+  else if (std::getenv("VQE_VULKAN_PIPELINE_STATS") != nullptr)
+    std::fprintf(stderr,
+                 "vqe: VQE_VULKAN_PIPELINE_STATS: this driver lacks "
+                 "VK_KHR_pipeline_executable_properties; no statistics\n");
   if (can_import_) {
     auto host_props = vk_struct<VkPhysicalDeviceExternalMemoryHostPropertiesEXT>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT);
@@ -511,7 +573,9 @@ Pipeline& Context::pipeline(std::string_view shader, int buffers,
   ci.stage.pName = "main";
   ci.stage.pSpecializationInfo = &spec;
   ci.layout = p.layout;
+  if (pipeline_stats_) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VQE_VK_CHECK(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &ci, nullptr, &p.pipeline));
+  if (pipeline_stats_) print_pipeline_stats(device_, p.pipeline, p.name);
   pipelines_.push_back(p);
   return pipelines_.back();
 }

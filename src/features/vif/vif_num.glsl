@@ -10,6 +10,12 @@
 
 const int kSigmaNsq = 65536 << 1;
 
+// As libvmaf's log2_32 (and its log2_64 of the same value), 2^15 <= v < 2^32.
+int vif_log2_32(uint v) {
+  const int shift = findMSB(v) - 15;
+  return int(VIF_LOG2(v >> uint(shift))) + 2048 * shift;
+}
+
 // As libvmaf's log2_64, v >= 2^17.
 int log2_64(uint64_t v) {
   const int shift = sd_msb64(v) - 15;
@@ -91,8 +97,8 @@ bool vif_num_fast(int s1, int s12, int s2, float eps_f, float gain_f, uint64_t g
     return false;
   }
   const int l_lo = log2_64(t_lo + uint64_t(numer1));
-  if (l_lo != log2_64(t_hi + uint64_t(numer1))) return false;
-  term = l_lo - log2_64(uint64_t(numer1));
+  if (t_hi != t_lo && l_lo != log2_64(t_hi + uint64_t(numer1))) return false;
+  term = l_lo - vif_log2_32(numer1);  // numer1 is a uint32 in the reference too
   return true;
 }
 
@@ -107,5 +113,5 @@ int vif_num_exact(int sigma1_sq, int sigma12, int sigma2_sq, uint64_t eps, uint6
   if (!sd_less(g, gain_limit)) g = gain_limit;
   const uint numer1 = uint(sv_sq) + uint(kSigmaNsq);
   const int64_t numer1_tmp = sd_trunc_int64(sd_mul(sd_mul(g, g), d_s1)) + int64_t(numer1);
-  return log2_64(uint64_t(numer1_tmp)) - log2_64(uint64_t(numer1));
+  return log2_64(uint64_t(numer1_tmp)) - vif_log2_32(numer1);
 }

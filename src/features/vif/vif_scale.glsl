@@ -6,17 +6,19 @@
 // is read from a buffer).
 //
 // A workgroup takes a 64 x 16 tile of the scale's image with its
-// reflect-101 border (periodic, as vif::reflect101) in shared memory, then,
-// per half of 8 rows, runs the vertical filter of the means and second
-// moments (4 rows per invocation: each border sample read once for 4 sums)
-// and the horizontal filter (4 columns per invocation), with the
-// reference's integer widths, roundings and shifts, and forms each pixel's
-// VIF terms (the reference's double-precision gain steps through
-// vif_num.glsl: proven-equal float steps or vqe_softdouble.glsl's exact
-// binary64, no fp64). It also writes the next scale's image at the tile's
-// even rows and columns (blur with the next scale's filter, 2x decimation).
-// Sums are exact: int64 per invocation, vqe_reduce.glsl's fixed-order
-// workgroup sum (two-level), lo/hi words per tile; the host adds the tiles.
+// reflect-101 border (periodic, as vif::reflect101) in shared memory, runs
+// the vertical filter of the means and second moments (4 rows per
+// invocation: each border sample read once for 4 sums), then the horizontal
+// filter (4 columns per invocation), with the reference's integer widths,
+// roundings and shifts, and forms each pixel's sigmas; a last pass forms the
+// VIF terms of each pixel from them (the reference's double-precision gain
+// steps through vif_num.glsl: proven-equal float steps or
+// vqe_softdouble.glsl's exact binary64, no fp64), apart from the filters so
+// that their registers are not held at once. It also writes the next
+// scale's image at the tile's even rows and columns (blur with the next
+// scale's filter, 2x decimation). Sums are exact: int64 per invocation,
+// vqe_reduce.glsl's fixed-order workgroup sum (two-level), lo/hi words per
+// tile; the host adds the tiles.
 //
 // Buffers: 0 frames (scale 0), 1 images (scales 1..3 of every frame of the
 // run: per sample one word, ref | dist << 16), 2 tables (log2 table entries
@@ -24,7 +26,8 @@
 // [result slot][tile of every scale][4 sums][lo, hi].
 // Push args: 1 1 = compute the statistic (0: scale 0 under
 // vif_skip_scale0), 2 index of the scale's first tile among a frame's tiles.
-// Shared memory at scale 0: 22.6 KiB + the reduction's 8 KiB.
+// Shared memory at scale 0: the tile 10 KiB, the work area 20.25 KiB
+// (moments, then sigmas, then the next scale's rows and the reduction).
 #ifndef VIF_SCALE
 #error "define VIF_SCALE (0..3) before including vif_scale.glsl"
 #endif
@@ -41,11 +44,6 @@ layout(constant_id = 26) const uint kGainLo = 0u;  // vif_enhn_gain_limit as dou
 layout(constant_id = 27) const uint kGainHi = 0u;
 layout(constant_id = 28) const uint kImageWords = 1u;  // words of scales 1..3 per frame
 layout(constant_id = 29) const uint kTilesPerFrame = 1u;
-
-#define VQE_REDUCE_K 4
-#define VQE_REDUCE_TWO_LEVEL
-#define VQE_PARTIALS partials
-#include "vqe_reduce.glsl"
 
 // vif::kFilters (integer_vif.h) of this scale and of the next (the
 // subsampling blur), as literals so that the taps are compile-time constants;
@@ -72,20 +70,31 @@ const uint kTapsNext[kFWN] = uint[](0u);  // no next scale
 const int kHalf = kFW / 2, kHalfN = kFWN / 2;
 
 const int kTW = 64, kTH = 16;  // the tile
-const int kHH = 8;             // rows per half (the moments' shared rows)
 const int kRG = 4;             // rows per invocation, vertical pass
-const int kCG = 4;             // columns per invocation, horizontal pass
+#ifndef VIF_CG
+#define VIF_CG 4
+#endif
+const int kCG = VIF_CG;        // columns per item, horizontal pass
+const int kHItems = kTH * (kTW / kCG) / 256;  // horizontal items per invocation
 const int kIW = kTW + kFW - 1, kIH = kTH + kFW - 1;
-const int kSW = kIW | 1;  // odd row stride of the moments: lanes walk down rows
+const int kSW = kIW | 1;        // odd row stride of the moments: lanes walk down rows
+const int kPlane = kTH * kSW;   // words per moment plane
+const int kGW = kTW + 1;        // row stride of the sigma planes
+const int kGPlane = kTH * kGW;  // words per sigma plane
+const int kNextWords = (kTH / 2) * kIW;
 
 shared uint s_in[kIH * kIW];  // ref | dist << 16
-shared uint s_mu[kHH * kSW];  // mu1 | mu2 << 16
-shared uint s_xx[kHH * kSW];
-shared uint s_yy[kHH * kSW];
-shared uint s_xy[kHH * kSW];
-#if VIF_SCALE < 3
-shared uint s_next[(kTH / 2) * kIW];  // next scale, vertical pass: ref | dist << 16
-#endif
+// The work area, in turn: the moments (planes mu1 | mu2 << 16, xx, yy, xy);
+// the sigmas (planes sigma1_sq, sigma2_sq, sigma12); the next scale's
+// vertical pass (ref | dist << 16) and, after it, the reduction's scratch.
+shared uint s_work[4 * kPlane];
+
+#define VQE_REDUCE_K 4
+#define VQE_REDUCE_TWO_LEVEL
+#define VQE_REDUCE_SCRATCH s_work
+#define VQE_REDUCE_SCRATCH_BASE kNextWords
+#define VQE_PARTIALS partials
+#include "vqe_reduce.glsl"
 
 int reflect101(int i, int n) {
   if (i >= 0 && i < n) return i;
@@ -96,10 +105,6 @@ int reflect101(int i, int n) {
   return m < n ? m : period - m;
 }
 
-int log2_32(uint v) {
-  const int shift = findMSB(v) - 15;
-  return int(tables[(v >> uint(shift)) - 32767u]) + 2048 * shift;
-}
 #define VIF_LOG2(i) tables[(i) - 32767u]
 #include "vif_num.glsl"
 
@@ -110,7 +115,7 @@ uint image_offset(uint z, int s) {
   return off;
 }
 
-// The vertical pass of the moments for rows [r0, r0 + kRG) of half `hh`, at
+// The vertical pass of the moments for tile rows [r0, r0 + kRG), at
 // tile column c, with second-moment sums of type SQ (uint where they fit 32
 // bits: scale 0 at 8 bits, as the reference's shift 0 there).
 #define VIF_VERTICAL(SQ)                                                         \
@@ -125,7 +130,7 @@ uint image_offset(uint z, int s) {
       xy[k] = SQ(0);                                                             \
     }                                                                            \
     [[unroll]] for (int f = 0; f < kFW + kRG - 1; ++f) {                         \
-      const uint v = s_in[(hh * kHH + r0 + f) * kIW + c];                        \
+      const uint v = s_in[(r0 + f) * kIW + c];                                   \
       const uint x = v & 0xffffu, y = v >> 16;                                   \
       [[unroll]] for (int k = 0; k < kRG; ++k) {                                 \
         const int t = f - k;                                                     \
@@ -141,30 +146,32 @@ uint image_offset(uint z, int s) {
     }                                                                            \
     [[unroll]] for (int k = 0; k < kRG; ++k) {                                   \
       const int o = (r0 + k) * kSW + c;                                          \
-      s_mu[o] = ((m1[k] + round_mu) >> shift_mu) |                               \
-                (((m2[k] + round_mu) >> shift_mu) << 16);                        \
-      s_xx[o] = uint((uint64_t(xx[k]) + round_sq) >> shift_sq);                  \
-      s_yy[o] = uint((uint64_t(yy[k]) + round_sq) >> shift_sq);                  \
-      s_xy[o] = uint((uint64_t(xy[k]) + round_sq) >> shift_sq);                  \
+      s_work[o] = ((m1[k] + round_mu) >> shift_mu) |                             \
+                  (((m2[k] + round_mu) >> shift_mu) << 16);                      \
+      s_work[kPlane + o] = uint((uint64_t(xx[k]) + round_sq) >> shift_sq);       \
+      s_work[2 * kPlane + o] = uint((uint64_t(yy[k]) + round_sq) >> shift_sq);   \
+      s_work[3 * kPlane + o] = uint((uint64_t(xy[k]) + round_sq) >> shift_sq);   \
     }                                                                            \
   }
 
-// One pixel's terms from its horizontally filtered moments (integer_vif.cpp
-// `statistic`): acc = num_log, den_log, num_non_log, den_non_log.
-void pixel_terms(uint m1, uint m2, uint64_t xx, uint64_t yy, uint64_t xy, uint64_t eps,
-                 uint64_t gain_limit, uint64_t gain_sq, float eps_f, float gain_f,
-                 inout uint64_t acc[4]) {
+// One pixel's sigmas from its horizontally filtered moments (integer_vif.cpp
+// `statistic`): sigma1_sq, sigma2_sq (clamped at 0), sigma12.
+uvec3 sigmas(uint m1, uint m2, uint64_t xx, uint64_t yy, uint64_t xy) {
   const uint mu1_sq = uint((uint64_t(m1) * uint64_t(m1) + uint64_t(2147483648u)) >> 32);
   const uint mu2_sq = uint((uint64_t(m2) * uint64_t(m2) + uint64_t(2147483648u)) >> 32);
   const uint mu1_mu2 = uint((uint64_t(m1) * uint64_t(m2) + uint64_t(2147483648u)) >> 32);
   const uint xx_filt = uint((xx + uint64_t(32768)) >> 16);
   const uint yy_filt = uint((yy + uint64_t(32768)) >> 16);
   const uint xy_filt = uint((xy + uint64_t(32768)) >> 16);
-  const int sigma1_sq = int(xx_filt - mu1_sq);
-  const int sigma2_sq = max(int(yy_filt - mu2_sq), 0);
-  const int sigma12 = int(xy_filt - mu1_mu2);
+  return uvec3(xx_filt - mu1_sq, uint(max(int(yy_filt - mu2_sq), 0)), xy_filt - mu1_mu2);
+}
+
+// One pixel's terms from its sigmas (integer_vif.cpp `statistic`):
+// acc = num_log, den_log, num_non_log, den_non_log.
+void pixel_terms(int sigma1_sq, int sigma2_sq, int sigma12, uint64_t eps, uint64_t gain_limit,
+                 uint64_t gain_sq, float eps_f, float gain_f, inout uint64_t acc[4]) {
   if (sigma1_sq >= kSigmaNsq) {
-    acc[1] += uint64_t(int64_t(log2_32(uint(sigma1_sq) + uint(kSigmaNsq)) - 2048 * 17));
+    acc[1] += uint64_t(int64_t(vif_log2_32(uint(sigma1_sq) + uint(kSigmaNsq)) - 2048 * 17));
     if (sigma12 > 0 && sigma2_sq > 0) {
       int term;
       if (!vif_num_fast(sigma1_sq, sigma12, sigma2_sq, eps_f, gain_f, gain_sq, term))
@@ -205,9 +212,88 @@ void main() {
   const uint shift_mu = VIF_SCALE == 0 ? uint(kBpc) : 16u;
   const uint round_mu = 1u << (shift_mu - 1u);
 
-  // 2. The next scale's vertical blur at the tile's even rows.
+  // 2. The statistic.
+  uint64_t acc[4];
+  for (int k = 0; k < 4; ++k) acc[k] = uint64_t(0);
+  if (stat) {
+    const uint shift_sq = VIF_SCALE == 0 ? uint(2 * (kBpc - 8)) : 16u;
+    const uint64_t round_sq = shift_sq == 0u ? uint64_t(0) : uint64_t(1) << (shift_sq - 1u);
+    // Vertical: kTH rows x kIW columns, kRG rows per invocation.
+    for (int i = tid; i < (kTH / kRG) * kIW; i += 256) {
+      const int g = i / kIW, c = i - g * kIW;
+      const int r0 = g * kRG;
+      if (VIF_SCALE == 0 && kBpc == 8)
+        VIF_VERTICAL(uint)
+      else
+        VIF_VERTICAL(uint64_t)
+    }
+    barrier();
+    // Horizontal: kTH rows x kTW columns, kCG columns per invocation and
+    // item (kHItems items per invocation), to the sigmas, held until every
+    // invocation has read the moments.
+    uvec3 sig[kHItems * kCG];
+    [[unroll]] for (int j = 0; j < kHItems; ++j) {
+      const int item = tid + 256 * j;
+      const int r = item % kTH, c0 = (item / kTH) * kCG;
+      uint m1[kCG], m2[kCG];
+      uint64_t xx[kCG], yy[kCG], xy[kCG];
+      [[unroll]] for (int k = 0; k < kCG; ++k) {
+        m1[k] = 0u;
+        m2[k] = 0u;
+        xx[k] = uint64_t(0);
+        yy[k] = uint64_t(0);
+        xy[k] = uint64_t(0);
+      }
+      [[unroll]] for (int f = 0; f < kFW + kCG - 1; ++f) {
+        const int o = r * kSW + c0 + f;
+        const uint mu = s_work[o], vxx = s_work[kPlane + o], vyy = s_work[2 * kPlane + o],
+                   vxy = s_work[3 * kPlane + o];
+        [[unroll]] for (int k = 0; k < kCG; ++k) {
+          const int t = f - k;
+          if (t >= 0 && t < kFW) {
+            m1[k] += kTaps[t] * (mu & 0xffffu);
+            m2[k] += kTaps[t] * (mu >> 16);
+            xx[k] += uint64_t(kTaps[t]) * uint64_t(vxx);
+            yy[k] += uint64_t(kTaps[t]) * uint64_t(vyy);
+            xy[k] += uint64_t(kTaps[t]) * uint64_t(vxy);
+          }
+        }
+      }
+      [[unroll]] for (int k = 0; k < kCG; ++k)
+        sig[j * kCG + k] = sigmas(m1[k], m2[k], xx[k], yy[k], xy[k]);
+    }
+    barrier();
+    [[unroll]] for (int j = 0; j < kHItems; ++j) {
+      const int item = tid + 256 * j;
+      const int r = item % kTH, c0 = (item / kTH) * kCG;
+      [[unroll]] for (int k = 0; k < kCG; ++k) {
+        const int o = r * kGW + c0 + k;
+        s_work[o] = sig[j * kCG + k].x;
+        s_work[kGPlane + o] = sig[j * kCG + k].y;
+        s_work[2 * kGPlane + o] = sig[j * kCG + k].z;
+      }
+    }
+    barrier();
+    // The terms: one pixel per invocation and step, along the rows.
+    const uint64_t eps = uint64_t(kEpsLo) | (uint64_t(kEpsHi) << 32);
+    const uint64_t gain_limit = uint64_t(kGainLo) | (uint64_t(kGainHi) << 32);
+    const uint64_t gain_sq = sd_mul(gain_limit, gain_limit);
+    const float eps_f = sd_estimate(eps), gain_f = sd_estimate(gain_limit);
+    for (int i = tid; i < kTH * kTW; i += 256) {
+      const int pr = i / kTW, px = i - pr * kTW;
+      if (y0 + pr < h && x0 + px < w) {
+        const int o = pr * kGW + px;
+        pixel_terms(int(s_work[o]), int(s_work[kGPlane + o]), int(s_work[2 * kGPlane + o]), eps,
+                    gain_limit, gain_sq, eps_f, gain_f, acc);
+      }
+    }
+    barrier();  // the next scale's rows overwrite the sigmas
+  }
+
+  // 3. The next scale's samples: vertical blur at the tile's even rows (into
+  // the work area), then horizontal blur and 2x decimation.
 #if VIF_SCALE < 3
-  for (int i = tid; i < (kTH / 2) * kIW; i += 256) {
+  for (int i = tid; i < kNextWords; i += 256) {
     const int rr = i / kIW, c = i - rr * kIW;
     const int base = kHalf + 2 * rr - kHalfN;
     uint acc_r = 0u, acc_d = 0u;
@@ -216,71 +302,9 @@ void main() {
       acc_r += kTapsNext[f] * (v & 0xffffu);
       acc_d += kTapsNext[f] * (v >> 16);
     }
-    s_next[i] = ((acc_r + round_mu) >> shift_mu) | (((acc_d + round_mu) >> shift_mu) << 16);
+    s_work[i] = ((acc_r + round_mu) >> shift_mu) | (((acc_d + round_mu) >> shift_mu) << 16);
   }
-#endif
-
-  // 3. The statistic, half a tile at a time.
-  uint64_t acc[4];
-  for (int k = 0; k < 4; ++k) acc[k] = uint64_t(0);
-  if (stat) {
-    const uint shift_sq = VIF_SCALE == 0 ? uint(2 * (kBpc - 8)) : 16u;
-    const uint64_t round_sq = shift_sq == 0u ? uint64_t(0) : uint64_t(1) << (shift_sq - 1u);
-    const uint64_t eps = uint64_t(kEpsLo) | (uint64_t(kEpsHi) << 32);
-    const uint64_t gain_limit = uint64_t(kGainLo) | (uint64_t(kGainHi) << 32);
-    const uint64_t gain_sq = sd_mul(gain_limit, gain_limit);
-    const float eps_f = sd_estimate(eps), gain_f = sd_estimate(gain_limit);
-    for (int hh = 0; hh < kTH / kHH; ++hh) {
-      // Vertical: kHH rows x kIW columns, kRG rows per invocation.
-      for (int i = tid; i < (kHH / kRG) * kIW; i += 256) {
-        const int g = i / kIW, c = i - g * kIW;
-        const int r0 = g * kRG;
-        if (VIF_SCALE == 0 && kBpc == 8)
-          VIF_VERTICAL(uint)
-        else
-          VIF_VERTICAL(uint64_t)
-      }
-      barrier();
-      // Horizontal: kHH rows x kTW columns, kCG columns per invocation.
-      for (int i = tid; i < kHH * (kTW / kCG); i += 256) {
-        const int r = i % kHH, c0 = (i / kHH) * kCG;
-        uint m1[kCG], m2[kCG];
-        uint64_t xx[kCG], yy[kCG], xy[kCG];
-        [[unroll]] for (int k = 0; k < kCG; ++k) {
-          m1[k] = 0u;
-          m2[k] = 0u;
-          xx[k] = uint64_t(0);
-          yy[k] = uint64_t(0);
-          xy[k] = uint64_t(0);
-        }
-        [[unroll]] for (int f = 0; f < kFW + kCG - 1; ++f) {
-          const int o = r * kSW + c0 + f;
-          const uint mu = s_mu[o], vxx = s_xx[o], vyy = s_yy[o], vxy = s_xy[o];
-          [[unroll]] for (int k = 0; k < kCG; ++k) {
-            const int t = f - k;
-            if (t >= 0 && t < kFW) {
-              m1[k] += kTaps[t] * (mu & 0xffffu);
-              m2[k] += kTaps[t] * (mu >> 16);
-              xx[k] += uint64_t(kTaps[t]) * uint64_t(vxx);
-              yy[k] += uint64_t(kTaps[t]) * uint64_t(vyy);
-              xy[k] += uint64_t(kTaps[t]) * uint64_t(vxy);
-            }
-          }
-        }
-        const int gy = y0 + hh * kHH + r;
-        [[unroll]] for (int k = 0; k < kCG; ++k) {
-          if (gy < h && x0 + c0 + k < w)
-            pixel_terms(m1[k], m2[k], xx[k], yy[k], xy[k], eps, gain_limit, gain_sq, eps_f, gain_f,
-                        acc);
-        }
-      }
-      barrier();  // the next half's vertical pass overwrites the moments
-    }
-  }
-
-  // 4. The next scale's samples: horizontal blur of s_next, 2x decimation.
-#if VIF_SCALE < 3
-  barrier();  // s_next (step 2) complete, also when the statistic is skipped
+  barrier();
   const int ow = w / 2, oh = h / 2;
   const uint next_image = image_offset(z, VIF_SCALE + 1);
   for (int i = tid; i < (kTH / 2) * (kTW / 2); i += 256) {
@@ -290,7 +314,7 @@ void main() {
       const int base = kHalf + 2 * cc - kHalfN;
       uint acc_r = 0u, acc_d = 0u;
       [[unroll]] for (int f = 0; f < kFWN; ++f) {
-        const uint v = s_next[rr * kIW + base + f];
+        const uint v = s_work[rr * kIW + base + f];
         acc_r += kTapsNext[f] * (v & 0xffffu);
         acc_d += kTapsNext[f] * (v >> 16);
       }
@@ -299,6 +323,8 @@ void main() {
     }
   }
 #endif
+  // The reduction's scratch lies past the next scale's rows (its own barrier
+  // orders it after every read of the sigmas).
   const uint tile = pc.arg[2] + gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   vqe_reduce_store(acc, (vqe_result_slot(z) * kTilesPerFrame + tile) * 8u);
 }
