@@ -74,7 +74,6 @@ Context::Context(int device) : device_(device) {
     throw Error("--gpu " + std::to_string(device) + ": no such CUDA device (" +
                 std::to_string(count) + " found)");
   VQE_CUDA_CHECK(cudaSetDevice(device));
-  VQE_CUDA_CHECK(cudaGetDeviceProperties(&props_, device));
   VQE_CUDA_CHECK(cudaStreamCreateWithFlags(&serial_, cudaStreamNonBlocking));
   VQE_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
   for (int s = 0; s < kSlots; ++s) {
@@ -113,8 +112,11 @@ void Context::init(const VideoFormat& format, bool chroma) {
   for (int p = 0; p < planes_; ++p)
     staging_bytes += 2 * static_cast<std::size_t>(format.plane_width(p)) * bps *
                      static_cast<std::size_t>(format.plane_height(p));
+  // A slot's pinned staging is made at its first unregistered upload: jobs
+  // whose pictures are page-locked (run_job's frame slots) never need it,
+  // and pinning kSlots frame pairs took start-up time (265 MB at 2160p 10-bit).
+  staging_bytes_ = staging_bytes;
   for (int s = 0; s < kSlots; ++s) {
-    staging_[s] = pool_.host_alloc_n<std::uint8_t>(staging_bytes);
     DeviceFrame& f = buffers_[s];
     f.slot = s;
     f.bpc = format.bit_depth;
@@ -169,7 +171,7 @@ const DeviceFrame& Context::upload_inputs(const GpuInput& ref, const GpuInput& d
   // pinned staging (its previous upload finished: the caller waited for the
   // slot's frame).
   const int bps = format_.bytes_per_sample();
-  std::uint8_t* dst = staging_[slot];
+  std::uint8_t* dst = nullptr;  // staging_[slot], made on first use
   std::array<const void*, 6> src{};
   std::array<std::size_t, 6> src_pitch{};
   int n = 0;
@@ -192,6 +194,11 @@ const DeviceFrame& Context::upload_inputs(const GpuInput& ref, const GpuInput& d
         src_pitch[n] = static_cast<std::size_t>(pl.stride);
         src[n++] = pl.data;
         continue;
+      }
+      if (dst == nullptr) {
+        if (staging_[slot] == nullptr)
+          staging_[slot] = pool_.host_alloc_n<std::uint8_t>(staging_bytes_);
+        dst = staging_[slot];
       }
       src_pitch[n] = row_bytes;
       src[n++] = dst;

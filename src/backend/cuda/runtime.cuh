@@ -125,7 +125,6 @@ class Context {
   cudaStream_t serial_stream() const { return serial_; }
   /// The copy stream uploads run on (the Context's own business).
   cudaStream_t copy_stream() const { return copy_; }
-  const cudaDeviceProp& props() const { return props_; }
   const VideoFormat& format() const { return format_; }
   DevicePool& pool() { return pool_; }
   const DevicePool& pool() const { return pool_; }
@@ -138,7 +137,8 @@ class Context {
   const DeviceFrame* previous() const { return back(1); }
 
   // --- used by GpuJob -----------------------------------------------------
-  /// Allocates the frame ring and pinned staging for `format`
+  /// Allocates the frame ring for `format` (each slot's pinned staging at
+  /// its first upload from memory that is not page-locked)
   /// (`chroma`: upload planes 1 and 2 too).
   void init(const VideoFormat& format, bool chroma);
   /// Uploads the pair into `slot` on the copy stream (from page-locked
@@ -181,7 +181,6 @@ class Context {
   bool is_registered(const Plane& plane) const;
 
   int device_ = 0;
-  cudaDeviceProp props_{};
   cudaStream_t serial_ = nullptr, copy_ = nullptr, active_ = nullptr;
   std::array<cudaStream_t, kSlots> slot_{};  // one compute stream per ring slot
   std::array<cudaEvent_t, kSlots> uploaded_{}, done_{}, serial_done_{};
@@ -191,6 +190,7 @@ class Context {
   std::array<DeviceFrame, kSlots> frames_{};   // what each slot holds now
   std::array<DeviceFrame, kSlots> buffers_{};  // the slot's own device planes
   std::array<std::uint8_t*, kSlots> staging_{};  // pinned: ref planes, then dist planes
+  std::size_t staging_bytes_ = 0;                 // of each slot's staging
   std::array<bool, kSlots> valid_{};
   long long current_seq_ = -1;  // submission number of the current frame
   std::vector<std::pair<const std::uint8_t*, const std::uint8_t*>> registered_;  // [begin, end)
