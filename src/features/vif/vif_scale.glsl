@@ -71,11 +71,9 @@ const int kHalf = kFW / 2, kHalfN = kFWN / 2;
 
 const int kTW = 64, kTH = 16;  // the tile
 const int kRG = 4;             // rows per invocation, vertical pass
-#ifndef VIF_CG
-#define VIF_CG 4
-#endif
-const int kCG = VIF_CG;        // columns per item, horizontal pass
-const int kHItems = kTH * (kTW / kCG) / 256;  // horizontal items per invocation
+const int kCG = 4;             // columns per item, horizontal pass (2: same speed on the
+                               // H200, more registers)
+const int kHItems = kTH * (kTW / kCG) / 256;  // horizontal items per invocation (whole)
 const int kIW = kTW + kFW - 1, kIH = kTH + kFW - 1;
 const int kSW = kIW | 1;        // odd row stride of the moments: lanes walk down rows
 const int kPlane = kTH * kSW;   // words per moment plane
@@ -85,8 +83,10 @@ const int kNextWords = (kTH / 2) * kIW;
 
 shared uint s_in[kIH * kIW];  // ref | dist << 16
 // The work area, in turn: the moments (planes mu1 | mu2 << 16, xx, yy, xy);
-// the sigmas (planes sigma1_sq, sigma2_sq, sigma12); the next scale's
-// vertical pass (ref | dist << 16) and, after it, the reduction's scratch.
+// the sigmas (planes sigma1_sq, sigma2_sq, sigma12: 3 kGPlane <= 4 kPlane);
+// the next scale's vertical pass (ref | dist << 16, kNextWords) and, past
+// it, the reduction's scratch (2048 words: kNextWords + 2048 <= 4 kPlane at
+// every scale, 4288 words at scale 3).
 shared uint s_work[4 * kPlane];
 
 #define VQE_REDUCE_K 4
