@@ -52,8 +52,9 @@ class GpuJob {
   virtual std::size_t add(const std::string& extractor, const OptionValues& options) = 0;
 
   /// Initialises every added extractor for `format` (refusals throw
-  /// vqe::Error with the message of every backend) and allocates all device memory,
-  /// staging buffers and streams or queues.
+  /// vqe::Error with the message of every backend) and allocates all device memory
+  /// and streams or queues (CUDA: each ring slot's pinned staging at the slot's
+  /// first upload from memory that is not page-locked).
   virtual void init(const VideoFormat& format) = 0;
 
   /// Emitted feature names of extractor `handle`, after init().

@@ -116,6 +116,7 @@ void Context::init(const VideoFormat& format, bool chroma) {
   // whose pictures are page-locked (run_job's frame slots) never need it,
   // and pinning kSlots frame pairs took start-up time (265 MB at 2160p 10-bit).
   staging_bytes_ = staging_bytes;
+  staging_.fill(nullptr);  // sized for this format when made
   for (int s = 0; s < kSlots; ++s) {
     DeviceFrame& f = buffers_[s];
     f.slot = s;

@@ -32,8 +32,10 @@ namespace vqe::cuda {
   } while (0)
 
 /// Job-lifetime memory: device memory (bump-allocated from 64 MiB chunks;
-/// larger requests get their own allocation) and pinned host memory. Allocate
-/// only in init(); everything is freed when the job ends. Not thread-safe.
+/// larger requests get their own allocation) and pinned host memory. Allocated
+/// in init(), but for each ring slot's pinned staging, made at the slot's
+/// first upload from memory that is not page-locked; everything is freed when
+/// the job ends. Not thread-safe.
 class DevicePool {
  public:
   DevicePool() = default;
