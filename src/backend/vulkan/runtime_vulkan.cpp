@@ -51,6 +51,18 @@ const char* result_name(VkResult r) {
   }
 }
 
+// A Vulkan list read in the API's two calls (count, then items), each item
+// starting as `init`; empty where either call fails.
+template <class T, class Query>
+std::vector<T> vk_list(const T& init, Query query) {
+  std::uint32_t n = 0;
+  if (query(&n, static_cast<T*>(nullptr)) != VK_SUCCESS) return {};
+  std::vector<T> items(n, init);
+  if (query(&n, items.data()) != VK_SUCCESS) return {};
+  items.resize(n);
+  return items;
+}
+
 // The driver's statistics of `pipeline`'s executables, one line each on
 // stderr (VQE_VULKAN_PIPELINE_STATS; the extension enabled at device creation).
 void print_pipeline_stats(VkDevice device, VkPipeline pipeline, const std::string& name) {
@@ -61,22 +73,22 @@ void print_pipeline_stats(VkDevice device, VkPipeline pipeline, const std::strin
   if (props_fn == nullptr || stats_fn == nullptr) return;
   auto pinfo = vk_struct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
   pinfo.pipeline = pipeline;
-  std::uint32_t n = 0;
-  if (props_fn(device, &pinfo, &n, nullptr) != VK_SUCCESS) return;
-  std::vector<VkPipelineExecutablePropertiesKHR> execs(
-      n, vk_struct<VkPipelineExecutablePropertiesKHR>(
-             VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
-  if (props_fn(device, &pinfo, &n, execs.data()) != VK_SUCCESS) return;
-  for (std::uint32_t e = 0; e < n; ++e) {
+  const auto execs = vk_list(
+      vk_struct<VkPipelineExecutablePropertiesKHR>(
+          VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR),
+      [&](std::uint32_t* n, VkPipelineExecutablePropertiesKHR* out) {
+        return props_fn(device, &pinfo, n, out);
+      });
+  for (std::uint32_t e = 0; e < execs.size(); ++e) {
     auto einfo = vk_struct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
     einfo.pipeline = pipeline;
     einfo.executableIndex = e;
-    std::uint32_t k = 0;
-    if (stats_fn(device, &einfo, &k, nullptr) != VK_SUCCESS) continue;
-    std::vector<VkPipelineExecutableStatisticKHR> stats(
-        k, vk_struct<VkPipelineExecutableStatisticKHR>(
-               VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
-    if (stats_fn(device, &einfo, &k, stats.data()) != VK_SUCCESS) continue;
+    const auto stats = vk_list(
+        vk_struct<VkPipelineExecutableStatisticKHR>(
+            VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR),
+        [&](std::uint32_t* n, VkPipelineExecutableStatisticKHR* out) {
+          return stats_fn(device, &einfo, n, out);
+        });
     std::string line = fmt::format("vqe: Vulkan pipeline {} [{}]:", name, execs[e].name);
     for (const auto& st : stats) {
       switch (st.format) {
@@ -104,18 +116,16 @@ VkResult create_instance(VkInstance* instance) {
   app.pApplicationName = "vqe";
   app.pEngineName = "vqe";
   app.apiVersion = VK_API_VERSION_1_2;
-  std::uint32_t n = 0;
   std::vector<const char*> extensions;
   VkInstanceCreateFlags flags = 0;
-  if (vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr) == VK_SUCCESS) {
-    std::vector<VkExtensionProperties> props(n);
-    vkEnumerateInstanceExtensionProperties(nullptr, &n, props.data());
-    for (const auto& p : props)
-      if (std::strcmp(p.extensionName, "VK_KHR_portability_enumeration") == 0) {
-        extensions.push_back("VK_KHR_portability_enumeration");
-        flags |= 0x00000001;  // VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR
-      }
-  }
+  const auto props = vk_list(VkExtensionProperties{}, [](std::uint32_t* n, VkExtensionProperties* out) {
+    return vkEnumerateInstanceExtensionProperties(nullptr, n, out);
+  });
+  for (const auto& p : props)
+    if (std::strcmp(p.extensionName, "VK_KHR_portability_enumeration") == 0) {
+      extensions.push_back("VK_KHR_portability_enumeration");
+      flags |= 0x00000001;  // VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR
+    }
   auto info = vk_struct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
   info.flags = flags;
   info.pApplicationInfo = &app;
@@ -304,10 +314,10 @@ Context::Context(int device) {
   // VK_KHR_portability_subset must be enabled where the device has it
   // (MoltenVK); the shaders use nothing it restricts.
   std::vector<const char*> extensions;
-  std::uint32_t n = 0;
-  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, nullptr);
-  std::vector<VkExtensionProperties> ext(n);
-  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &n, ext.data());
+  const auto ext = vk_list(VkExtensionProperties{}, [&](std::uint32_t* n, VkExtensionProperties* out) {
+    return vkEnumerateDeviceExtensionProperties(physical_, nullptr, n, out);
+  });
+  const bool want_stats = std::getenv("VQE_VULKAN_PIPELINE_STATS") != nullptr;
   for (const auto& e : ext) {
     if (std::strcmp(e.extensionName, "VK_KHR_portability_subset") == 0)
       extensions.push_back("VK_KHR_portability_subset");
@@ -316,8 +326,8 @@ Context::Context(int device) {
       extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
       can_import_ = true;
     }
-    if (std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0 &&
-        std::getenv("VQE_VULKAN_PIPELINE_STATS") != nullptr) {
+    if (want_stats &&
+        std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0) {
       extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
       pipeline_stats_ = true;
     }
@@ -327,7 +337,7 @@ Context::Context(int device) {
   exec_props.pipelineExecutableInfo = VK_TRUE;
   if (pipeline_stats_)
     f12.pNext = &exec_props;
-  else if (std::getenv("VQE_VULKAN_PIPELINE_STATS") != nullptr)
+  else if (want_stats)
     std::fprintf(stderr,
                  "vqe: VQE_VULKAN_PIPELINE_STATS: this driver lacks "
                  "VK_KHR_pipeline_executable_properties; no statistics\n");
