@@ -223,11 +223,10 @@ TEST(Cli, FailedRunKeepsTheOldOutput) {
   EXPECT_EQ(temporary_files(out), 0);
 }
 
-TEST(Cli, InterruptedRunLeavesNoTrace) {
-  auto out = write_temp("interrupted.xml", "precious");
-  const std::string vqe = VQE_CLI_PATH;
-  std::vector<std::string> args{vqe, "-r", "/dev/zero", "-d", "/dev/zero", "-w", "64", "-h",
-                                "64", "-n", "--feature", "psnr", "-q", "-o", out.string()};
+// Starts the CLI with `args` (output to /dev/null), optionally with SIGHUP
+// ignored as nohup leaves it; returns its pid.
+pid_t spawn_cli(std::vector<std::string> args, bool ignore_hangup = false) {
+  args.insert(args.begin(), VQE_CLI_PATH);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -235,12 +234,30 @@ TEST(Cli, InterruptedRunLeavesNoTrace) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  // An ignored signal stays ignored across exec.
+  struct sigaction ignore {}, previous {};
+  ignore.sa_handler = SIG_IGN;
+  if (ignore_hangup) ::sigaction(SIGHUP, &ignore, &previous);
   pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, vqe.c_str(), &actions, nullptr, argv.data(), environ), 0);
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  if (ignore_hangup) ::sigaction(SIGHUP, &previous, nullptr);
   posix_spawn_file_actions_destroy(&actions);
-  // The temporary output exists before the first frame: wait for it.
-  for (int i = 0; i < 200 && temporary_files(out) == 0; ++i)
+  EXPECT_EQ(spawned, 0);
+  return pid;
+}
+
+// Waits (up to 10 s) until `path` has `count` temporary files beside it.
+void wait_for_temporaries(const fs::path& path, int count) {
+  for (int i = 0; i < 200 && temporary_files(path) < count; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+TEST(Cli, InterruptedRunLeavesNoTrace) {
+  auto out = write_temp("interrupted.xml", "precious");
+  const pid_t pid = spawn_cli({"-r", "/dev/zero", "-d", "/dev/zero", "-w", "64", "-h", "64", "-n",
+                               "--feature", "psnr", "-q", "-o", out.string()});
+  // The temporary output exists before the first frame: wait for it.
+  wait_for_temporaries(out, 1);
   EXPECT_EQ(temporary_files(out), 1);
   ::kill(pid, SIGINT);
   int status = 0;
@@ -248,6 +265,40 @@ TEST(Cli, InterruptedRunLeavesNoTrace) {
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
   EXPECT_EQ(slurp(out), "precious");
   EXPECT_EQ(temporary_files(out), 0);
+}
+
+TEST(Cli, InterruptedLadderLeavesNoTraceAndIgnoredHangupStaysIgnored) {
+  // Two endless raw inputs with different names: a ladder with two outputs.
+  const fs::path dir = write_temp("ladder_signal", "").string() + ".d";
+  fs::create_directories(dir);
+  for (const char* name : {"a.yuv", "b.yuv"}) {
+    fs::remove(dir / name);
+    fs::create_symlink("/dev/zero", dir / name);
+  }
+  const fs::path out_a = dir / "out_a.json", out_b = dir / "out_b.json";
+  std::ofstream(out_a) << "precious";
+  fs::remove(out_b);
+  for (int signal : {SIGINT, SIGTERM}) {
+    const pid_t pid = spawn_cli({"-r", "/dev/zero", "-d", (dir / "a.yuv").string(), "-d",
+                                 (dir / "b.yuv").string(), "-w", "64", "-h", "64", "-n",
+                                 "--feature", "psnr", "-q", "-o", (dir / "out_{name}.json").string()},
+                                /*ignore_hangup=*/true);
+    wait_for_temporaries(out_a, 1);
+    wait_for_temporaries(out_b, 1);
+    EXPECT_EQ(temporary_files(out_a) + temporary_files(out_b), 2);
+    // Started with SIGHUP ignored (nohup): a hangup does not end it.
+    ::kill(pid, SIGHUP);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, WNOHANG), 0) << "ended by an ignored SIGHUP";
+    ::kill(pid, signal);
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == signal) << status;
+    EXPECT_EQ(slurp(out_a), "precious");
+    EXPECT_FALSE(fs::exists(out_b));
+    EXPECT_EQ(temporary_files(out_a) + temporary_files(out_b), 0);
+  }
+  fs::remove_all(dir);
 }
 
 // --- inputs by content -----------------------------------------------------

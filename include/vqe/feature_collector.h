@@ -42,6 +42,10 @@ class FeatureCollector {
   void set(const std::string& name, unsigned index, double value);
   /// The value of `name` at `index`, if one was set.
   std::optional<double> get(const std::string& name, unsigned index) const;
+  /// Every frame's value of `name` (index = frame; nullopt where none was
+  /// set; empty for an unknown name), copied under one lock: for writers
+  /// that visit every frame of every feature.
+  std::vector<std::optional<double>> values(const std::string& name) const;
   /// Stores an aggregate (whole-video) metric such as apsnr_y.
   void set_aggregate(const std::string& name, double value);
 

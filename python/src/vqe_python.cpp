@@ -112,6 +112,8 @@ struct Result {
   vqe::JobResult result;
   unsigned subsample = 1;
   double seconds = 0;  // wall time of the scoring call
+  // The files scored (score(), score_ladder()): write() refuses to replace them.
+  std::vector<vqe::ProtectedFile> inputs;
 
   std::vector<std::string> names() const { return result.features.names(); }
   // Frame values of `name`, NaN where a frame has none (off the subsample
@@ -161,7 +163,10 @@ struct Result {
   }
   // The output file `path` in libvmaf's layout (written whole or not at all).
   void write(const std::string& path, const std::string& format, const std::string& precision) const {
-    vqe::write_output_file(path, result.features, output_info(format, precision));
+    const vqe::OutputInfo info = output_info(format, precision);
+    vqe::OutputFile file(path, inputs);
+    vqe::write_output(file.stream(), result.features, info);
+    file.commit();
   }
   std::string dumps(const std::string& format, const std::string& precision) const {
     std::ostringstream out;
@@ -212,6 +217,8 @@ Result score(const std::string& reference, const std::string& distorted, const C
     r.seconds = since(t0);
   }
   config.warnings->emit();
+  for (const vqe::FrameSource* s : {ref.get(), dist.get()})
+    if (auto id = s->identity()) r.inputs.push_back({s->path(), *id});
   return r;
 }
 
@@ -246,9 +253,13 @@ std::vector<std::variant<Result, std::string>> score_ladder(const std::string& r
   config.warnings->emit();
   std::vector<std::variant<Result, std::string>> out(distorted.size());
   for (std::size_t i = 0; i < distorted.size(); ++i) out[i] = open_errors[i];
+  std::vector<vqe::ProtectedFile> inputs;
+  if (auto id = ref->identity()) inputs.push_back({ref->path(), *id});
+  for (const vqe::FrameSource* s : readable)
+    if (auto id = s->identity()) inputs.push_back({s->path(), *id});
   for (std::size_t k = 0; k < outcomes.size(); ++k) {
     if (outcomes[k].result)
-      out[where[k]] = Result{std::move(*outcomes[k].result), config.job.subsample, seconds};
+      out[where[k]] = Result{std::move(*outcomes[k].result), config.job.subsample, seconds, inputs};
     else
       out[where[k]] = outcomes[k].error;
   }

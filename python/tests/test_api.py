@@ -237,3 +237,36 @@ def test_gil_is_released_while_scoring(clips):
     assert state["seconds"] > 0.2, "the score was too short to tell"
     assert len(ticks) > 20
     assert gaps.max() < max(0.05, state["seconds"] / 6), (gaps.max(), state["seconds"])
+
+
+def test_paths_outputs_and_counts_are_checked(clips, tmp_path):
+    ref = tmp_path / "ref.y4m"
+    ref.write_bytes((clips / "ref/carphone_176x144_420p8_20f.y4m").read_bytes())
+    dist = clips / "dist/carphone_176x144_420p8_20f__x264_crf23.y4m"
+    r = vqe.score(ref, dist, models=[], features=["psnr"])
+    before = ref.read_bytes()
+    with pytest.raises(vqe.VqeError, match="ref.y4m"):
+        r.write(ref)  # the scored reference: refused, untouched
+    assert ref.read_bytes() == before
+    with pytest.raises(ValueError, match="NUL"):
+        vqe.score(str(ref) + "\0x", dist)
+    for kwargs, message in ((dict(threads=10**6), "threads must be"),
+                            (dict(frame_cnt=2**64), "frame_cnt must be"),
+                            (dict(frame_skip_ref=2**32), "frame_skip_ref must be")):
+        with pytest.raises(ValueError, match=message):
+            vqe.score(ref, dist, **kwargs)
+    with pytest.raises(ValueError, match="width must be"):
+        vqe.score(ref, dist, width=2**40, height=16)
+
+    # A Job's frame_cnt scores the first frames only, as the CLI's --frame_cnt does.
+    _, frames = read_y4m(ref)
+    _, dframes = read_y4m(dist)
+    job = vqe.Job(models=[], features=["psnr"], frame_cnt=2)
+    for a, b in zip(frames[:5], dframes[:5]):
+        job.submit(a, b)
+    with pytest.raises(ValueError, match="index must be"):
+        job.score("psnr_y", -1)
+    result = job.finish()
+    assert result.frames == 2
+    assert list(result["psnr_y"]) == list(vqe.score(ref, dist, models=[], features=["psnr"],
+                                                   frame_cnt=2)["psnr_y"])

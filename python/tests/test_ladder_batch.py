@@ -152,3 +152,77 @@ def test_interrupted_batch_leaves_no_partial_output_and_resumes(clips, cli, tmp_
     assert sorted(f for f in os.listdir(tmp_path) if f.startswith(".")) == []  # no temporaries
     for i in range(8):
         assert len(json.loads((tmp_path / f"o{i}.json").read_text())["frames"]) == -(-24 // (i + 1))
+
+
+def test_batch_never_overwrites_inputs_the_manifest_or_another_row(clips, cli, tmp_path):
+    ref, d1, d2 = tmp_path / "ref.y4m", tmp_path / "d1.y4m", tmp_path / "d2.y4m"
+    for src, dst in ((clips / CARPHONE, ref), (clips / ENCODES[0], d1), (clips / ENCODES[1], d2)):
+        dst.write_bytes(src.read_bytes())
+    before = {p: p.read_bytes() for p in (ref, d1, d2)}
+    (tmp_path / "out").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "out")
+    manifest = tmp_path / "m.csv"
+    cases = [
+        ([[ref, d1, d1, ""]], "is row 1's distorted video"),
+        ([[ref, d1, "o.json", ""], [ref, d2, ref, ""]], "is row 1's reference"),
+        ([[ref, d1, manifest, ""]], "is the manifest"),
+        ([[ref, d1, "out/c.json", ""], [ref, d2, "link/c.json", ""]], "the same file as row 1's"),
+        ([[ref, d1, "o.json", "--frame_cnt -1"]], "--frame_cnt -1 is outside"),
+        ([[ref, d1, "o.json", "--threads 100000"]], "--threads 100000 is outside"),
+        ([[ref, d1, "o.json", "--json --xml"]], "one output format"),
+    ]
+    for rows, message in cases:
+        write_manifest(manifest, rows)
+        p = run_cli(cli, "batch", manifest, "--no-resume", check=False)
+        assert p.returncode == 1 and message in p.stderr, (rows, p.stderr)
+        assert "Traceback" not in p.stderr
+    write_manifest(manifest, [[ref, d1, "o.json", ""]])
+    for summary, message in ((ref, "is row 1's reference"), (manifest, "is the manifest"),
+                             (tmp_path / "o.json", "is row 1's output"),
+                             (tmp_path / "none" / "s.csv", "does not exist")):
+        p = run_cli(cli, "batch", manifest, "--summary", summary, check=False)
+        assert p.returncode == 1 and message in p.stderr, (summary, p.stderr)
+    assert not (tmp_path / "o.json").exists()  # refused before any row ran
+    for args, message in ((["--jobs", "0"], "--jobs: 0 is outside"),
+                          (["--threads", "-3"], "--threads: -3 is outside")):
+        p = run_cli(cli, "batch", manifest, *args, check=False)
+        assert p.returncode == 1 and message in p.stderr, (args, p.stderr)
+    # Malformed manifests: a message, no traceback.
+    for name, text, message in [
+            ("m.json", '[{"reference": "ref.y4m", "distorted": "d1.y4m", "options": 5}]',
+             "expected a string or a list of strings"),
+            ("m.json", '[{"reference": "ref.y4m", "distorted": "d1.y4m", "output": 0}]',
+             "output must be a path"),
+            ("m.json", "[" * 100000 + "]" * 100000, "nested too deeply"),
+            ("m.csv", "reference,distorted,output\nref.y4m,d1.y4m,o.json,extra\n",
+             "more values than the header's columns")]:
+        (tmp_path / name).write_text(text)
+        p = run_cli(cli, "batch", tmp_path / name, check=False)
+        assert p.returncode == 1 and message in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert {p: p.read_bytes() for p in (ref, d1, d2)} == before
+    # A byte-order mark before the header (spreadsheets write one); output folders are made.
+    (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbfreference,distorted,output\n"
+                                       b"ref.y4m,d1.y4m,new/sub/o.json\n")
+    run_cli(cli, "batch", tmp_path / "bom.csv", "-q")
+    assert json.loads((tmp_path / "new/sub/o.json").read_text())["frames"]
+
+
+def test_interrupted_batch_stops_at_once(clips, cli, tmp_path):
+    src = longer_clip(clips / "ref/bbb_576x324_420p8_8f.y4m", tmp_path / "ref.y4m", 200)
+    dist = longer_clip(clips / "dist/bbb_576x324_420p8_8f__x264_crf23.y4m", tmp_path / "d.y4m", 200)
+    # Six ladders of one row each, CAMBI (slow): many seconds of work at one thread.
+    write_manifest(tmp_path / "m.csv", [[src, dist, f"o{i}.json", f"--feature cambi --subsample {i + 1}"]
+                                        for i in range(6)])
+    p = subprocess.Popen([str(cli), "batch", str(tmp_path / "m.csv"), "--threads", "1", "-q"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    assert p.poll() is None, "the batch ended before it could be interrupted"
+    start = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and "interrupted" in err, err
+    assert time.monotonic() - start < 5, "the batch went on scoring after Ctrl-C"
+    done = [f for f in os.listdir(tmp_path) if f.startswith("o") and f.endswith(".json")]
+    assert len(done) < 6, "every row ran"
+    for f in done:  # the rows written before Ctrl-C are whole
+        assert json.loads((tmp_path / f).read_text())["frames"]

@@ -62,11 +62,13 @@ def _config(models, features, no_prediction, threads, subsample, frame_cnt, fram
         raise TypeError("models and features are lists of names, e.g. models=['vmaf_v0.6.1']")
     models = ["vmaf_v0.6.1"] if models is None else [str(m) for m in models]
     features = [_feature_text(f) for f in (features or [])]
-    for name, value in (("threads", threads), ("subsample", subsample), ("frame_cnt", frame_cnt),
-                        ("frame_skip_ref", frame_skip_ref), ("frame_skip_dist", frame_skip_dist),
-                        ("gpu", gpu)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    # The CLI's ranges (threads as --threads; counts fit 32 bits).
+    for name, value, high in (("threads", threads, 1024), ("subsample", subsample, 2**31 - 1),
+                              ("frame_cnt", frame_cnt, 2**32 - 1),
+                              ("frame_skip_ref", frame_skip_ref, 2**32 - 1),
+                              ("frame_skip_dist", frame_skip_dist, 2**32 - 1), ("gpu", gpu, 1023)):
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= high:
+            raise ValueError(f"{name} must be an integer in 0..{high}, got {value!r}")
     return _vqe.make_config(models, features, bool(no_prediction), threads, subsample, frame_cnt,
                             frame_skip_ref, frame_skip_dist, str(backend), gpu, cpu_level or "")
 
@@ -76,7 +78,22 @@ def _raw(width, height, pixel_format, bitdepth):
         return None
     if not width or not height:
         raise ValueError("raw input needs both width and height")
+    for name, value in (("width", width), ("height", height)):
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 32768:
+            raise ValueError(f"{name} must be an integer in 1..32768, got {value!r}")
+    if bitdepth not in (8, 10, 12, 16):
+        raise ValueError(f"bitdepth must be 8, 10, 12 or 16, got {bitdepth!r}")
     return (int(width), int(height), str(pixel_format), int(bitdepth))
+
+
+def _path(path) -> str:
+    """A path argument as a str; a NUL character (which would cut it short) is refused."""
+    p = os.fspath(path)
+    if isinstance(p, bytes):
+        p = os.fsdecode(p)
+    if "\0" in p:
+        raise ValueError(f"path {p!r} holds a NUL character")
+    return p
 
 
 class Result:
@@ -160,8 +177,9 @@ class Result:
               precision: str | int | None = None) -> None:
         """Writes libvmaf's output layout to `path`: format json, xml, csv or sub (default: from
         the extension, else json); precision None (libvmaf's %.6f), "max" (round-trips) or a
-        number of significant digits. The file appears complete or not at all."""
-        path = os.fspath(path)
+        number of significant digits. The file appears complete or not at all; a path that is
+        one of the scored files is refused (VqeError)."""
+        path = _path(path)
         if format is None:
             ext = os.path.splitext(path)[1].lstrip(".").lower()
             format = ext if ext in _FORMATS else "json"
@@ -195,9 +213,9 @@ def score(reference: str | os.PathLike, distorted: str | os.PathLike, *,
     """
     config = _config(models, features, no_prediction, threads, subsample, frame_cnt,
                      frame_skip_ref, frame_skip_dist, backend, gpu, cpu_level)
-    native = _vqe.score(os.fspath(reference), os.fspath(distorted), config,
+    native = _vqe.score(_path(reference), _path(distorted), config,
                         _raw(width, height, pixel_format, bitdepth))
-    return Result(native, os.fspath(distorted))
+    return Result(native, _path(distorted))
 
 
 def score_ladder(reference: str | os.PathLike, distorted: Sequence[str | os.PathLike], *,
@@ -222,8 +240,8 @@ def score_ladder(reference: str | os.PathLike, distorted: Sequence[str | os.Path
         raise TypeError(f"score_ladder: unknown options {sorted(unknown)}")
     defaults.update(options)
     config = _config(**defaults)
-    paths = [os.fspath(d) for d in distorted]
-    outcomes = _vqe.score_ladder(os.fspath(reference), paths, config, raw)
+    paths = [_path(d) for d in distorted]
+    outcomes = _vqe.score_ladder(_path(reference), paths, config, raw)
     results = []
     for path, outcome in zip(paths, outcomes):
         if isinstance(outcome, str):
@@ -270,7 +288,9 @@ class Job:
     Planes are uint8 arrays for 8-bit video, uint16 (native byte order, values below
     2**bit_depth) for bit_depth 10, 12 or 16; one plane is 4:0:0, three planes give 4:2:0,
     4:2:2 or 4:4:4 by the chroma planes' shape. The first frame fixes the format. Options are
-    score()'s (frame_skip_* do not apply). One producer thread at a time.
+    score()'s (frame_skip_* do not apply); with frame_cnt, frames submitted past the first
+    frame_cnt are not scored (as the CLI's --frame_cnt stops reading). One producer thread at a
+    time.
     """
 
     def __init__(self, *, bit_depth: int = 8, models: Sequence[str] | None = None,
@@ -280,15 +300,26 @@ class Job:
         config = _config(models, features, no_prediction, threads, subsample, frame_cnt, 0, 0,
                          backend, gpu, cpu_level)
         self._native = _vqe.Job(config, int(bit_depth))
+        self._frame_cnt = frame_cnt
+
+    def _past_frame_cnt(self) -> bool:
+        # The native job counts frames; a finished job still raises there.
+        return bool(self._frame_cnt) and self._native.frames_submitted >= self._frame_cnt
 
     def submit(self, reference, distorted) -> None:
         """Copies one frame pair into the job (waits, GIL released, while every frame slot is
         busy). Raises TypeError/ValueError for planes of a wrong type or shape, VqeError for a
-        frame of another format than the first or an engine error."""
+        frame of another format than the first or an engine error. Past frame_cnt frames it
+        returns without scoring the pair."""
+        if self._past_frame_cnt():
+            return
         self._native.submit(reference, distorted, True)
 
     def try_submit(self, reference, distorted) -> bool:
-        """As submit(), but returns False at once (nothing copied) while the job is full."""
+        """As submit(), but returns False at once (nothing copied) while the job is full. Past
+        frame_cnt frames it returns True without scoring the pair."""
+        if self._past_frame_cnt():
+            return True
         return self._native.submit(reference, distorted, False)
 
     @property
@@ -302,6 +333,8 @@ class Job:
 
     def score(self, name: str, index: int) -> float | None:
         """Frame `index`'s value of `name` once final, else None."""
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 2**32:
+            raise ValueError(f"index must be a frame number >= 0, got {index!r}")
         return self._native.score(name, index)
 
     def feature_names(self) -> list[str]:

@@ -85,13 +85,33 @@ class Row:
 
 
 def _parse_options(text, where):
-    args = text if isinstance(text, list) else text.split()
+    if isinstance(text, list) and all(isinstance(a, str) for a in text):
+        args = text
+    elif isinstance(text, str):
+        args = text.split()
+    else:
+        raise ManifestError(f"{where}: options: expected a string or a list of strings, got "
+                            f"{json.dumps(text)}")
     try:
-        o, extra = _parser.parse_known_args([str(a) for a in args])
+        o, extra = _parser.parse_known_args(args)
     except (argparse.ArgumentError, ValueError) as e:
         raise ManifestError(f"{where}: options: {e}") from None
     if extra:
         raise ManifestError(f"{where}: options: not a batch row option: {' '.join(extra)}")
+    formats = [a for a in args if a in ("--xml", "--json", "--csv", "--sub")]
+    if len(set(formats)) > 1:
+        raise ManifestError(f"{where}: options: one output format, not {' and '.join(formats)}")
+    # The CLI's ranges, so that a row fails here and not halfway through the batch.
+    for name, value, low, high in (("--subsample", o.subsample, 1, 2**31 - 1),
+                                   ("--frame_cnt", o.frame_cnt, 0, 2**32 - 1),
+                                   ("--frame_skip_ref", o.frame_skip_ref, 0, 2**32 - 1),
+                                   ("--frame_skip_dist", o.frame_skip_dist, 0, 2**32 - 1),
+                                   ("--threads", o.threads, 0, 1024),
+                                   ("--gpu", o.gpu, 0, 1023),
+                                   ("--width", o.width, 1, 32768),
+                                   ("--height", o.height, 1, 32768)):
+        if value is not None and not low <= value <= high:
+            raise ManifestError(f"{where}: options: {name} {value} is outside {low}..{high}")
     score_options = dict(models=o.model, features=o.feature, no_prediction=o.no_prediction,
                          subsample=o.subsample, frame_cnt=o.frame_cnt,
                          frame_skip_ref=o.frame_skip_ref, frame_skip_dist=o.frame_skip_dist,
@@ -111,7 +131,8 @@ def read_manifest(path: str) -> list[Row]:
     path = os.fspath(path)
     base = os.path.dirname(os.path.abspath(path))
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        # utf-8-sig: a byte-order mark (as spreadsheets write one) is not part of the header.
+        with open(path, newline="", encoding="utf-8-sig") as f:
             if path.lower().endswith(".json"):
                 data = json.load(f)
                 items = data.get("rows") if isinstance(data, dict) else data
@@ -120,9 +141,11 @@ def read_manifest(path: str) -> list[Row]:
             else:
                 items = list(csv.DictReader(f, skipinitialspace=True))
     except OSError as e:
-        raise ManifestError(f"{path}: cannot read the manifest: {e.strerror}") from None
+        raise ManifestError(f"{path}: cannot read the manifest: {e.strerror or e}") from None
     except (json.JSONDecodeError, csv.Error, UnicodeDecodeError) as e:
         raise ManifestError(f"{path}: not a valid manifest: {e}") from None
+    except RecursionError:
+        raise ManifestError(f"{path}: not a valid manifest: nested too deeply") from None
 
     def resolve(p):
         return p if os.path.isabs(p) else os.path.normpath(os.path.join(base, p))
@@ -132,10 +155,19 @@ def read_manifest(path: str) -> list[Row]:
         where = f"{path}: row {i}"
         if not isinstance(item, dict):
             raise ManifestError(f"{where}: expected an object with reference and distorted")
-        item = {str(k).strip().lower(): v for k, v in item.items() if k is not None}
+        if None in item:  # csv.DictReader's key for values past the header's columns
+            raise ManifestError(f"{where}: more values than the header's columns (a comma "
+                                "inside a field needs quotes)")
+        item = {str(k).strip().lower(): v for k, v in item.items()}
         missing = [k for k in ("reference", "distorted") if not item.get(k)]
         if missing:
             raise ManifestError(f"{where}: no {' or '.join(missing)}")
+        for k in ("reference", "distorted", "output"):
+            if item.get(k) is not None and not isinstance(item[k], str):
+                raise ManifestError(f"{where}: {k} must be a path (a string), got "
+                                    f"{json.dumps(item[k])}")
+            if isinstance(item.get(k), str) and "\0" in item[k]:
+                raise ManifestError(f"{where}: {k} holds a NUL character")
         unknown = set(item) - {"reference", "distorted", "output", "options"}
         if unknown:
             raise ManifestError(f"{where}: unknown fields {sorted(unknown)} (fields: reference, "
@@ -156,7 +188,69 @@ def read_manifest(path: str) -> list[Row]:
                         score_options, fmt or "json", precision))
     if not rows:
         raise ManifestError(f"{path}: no rows")
+    _check_outputs(path, rows)
     return rows
+
+
+def _identity(path):
+    """(device, inode) of an existing file, else None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _protected(manifest, rows):
+    """{(device, inode) or real path: what it is} of the files a batch must not overwrite."""
+    files = {}
+    def add(p, what):
+        files.setdefault(_identity(p) or os.path.realpath(p), what)
+    add(manifest, "the manifest")
+    for r in rows:
+        add(r.reference, f"row {r.index}'s reference")
+        add(r.distorted, f"row {r.index}'s distorted video")
+    return files
+
+
+def _check_outputs(manifest, rows):
+    """Refuses, before anything runs, an output that is an input, the manifest, or another
+    row's output under another spelling (a symbolic link, a hard link)."""
+    protected = _protected(manifest, rows)
+    seen = {}
+    for r in rows:
+        if r.output is None:
+            continue
+        key = _identity(r.output) or os.path.realpath(r.output)
+        if key in protected:
+            raise ManifestError(f"{manifest}: row {r.index}: output {r.output} is "
+                                f"{protected[key]}; refusing to overwrite it")
+        real = os.path.realpath(r.output)
+        for k in (key, real):
+            if k in seen:
+                raise ManifestError(f"{manifest}: row {r.index}: writes {r.output}, the same "
+                                    f"file as row {seen[k]}'s output")
+        seen[key] = seen[real] = r.index
+
+
+def check_summary_path(summary, manifest, rows):
+    """Refuses a --summary path that is an input, the manifest or an output, or that cannot be
+    written (a missing folder, a directory), before anything runs."""
+    protected = _protected(manifest, rows)
+    for r in rows:
+        if r.output is not None:
+            protected.setdefault(_identity(r.output) or os.path.realpath(r.output),
+                                 f"row {r.index}'s output")
+    key = _identity(summary) or os.path.realpath(summary)
+    if key in protected:
+        raise ManifestError(f"--summary {summary}: is {protected[key]}; refusing to overwrite it")
+    if os.path.isdir(summary):
+        raise ManifestError(f"--summary {summary}: is a directory")
+    folder = os.path.dirname(os.path.abspath(summary))
+    if not os.path.isdir(folder):
+        raise ManifestError(f"--summary {summary}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ManifestError(f"--summary {summary}: the folder {folder} is not writable")
 
 
 def group_ladders(rows: list[Row]) -> list[list[Row]]:
@@ -208,7 +302,7 @@ def run_ladder(rows: list[Row], threads: int | None = None) -> list[dict]:
     try:
         outcomes = vqe.score_ladder(rows[0].reference, [r.distorted for r in rows],
                                     raise_errors=False, **options)
-    except vqe.VqeError as e:
+    except (vqe.VqeError, ValueError, TypeError, OverflowError) as e:
         for rec in records:
             rec["error"] = str(e)
         return records
@@ -221,8 +315,11 @@ def run_ladder(rows: list[Row], threads: int | None = None) -> list[dict]:
         try:
             if row.output is not None:
                 _remove_stale_temporaries(row.output)
+                folder = os.path.dirname(row.output)
+                if folder:
+                    os.makedirs(folder, exist_ok=True)
                 outcome.write(row.output, row.format, row.precision)
-        except vqe.VqeError as e:
+        except (vqe.VqeError, OSError) as e:
             rec["error"] = str(e)
             continue
         rec.update(status="done", frames=outcome.frames,
@@ -265,8 +362,10 @@ def run_local(rows: list[Row], jobs: int = 1, threads: int | None = None, resume
         threads = max(1, cores // jobs)
     cpu = [l for l in ladders if not l[0].gpu]
     gpu = [l for l in ladders if l[0].gpu]
-    with concurrent.futures.ThreadPoolExecutor(jobs) as cpu_pool, \
-            concurrent.futures.ThreadPoolExecutor(1) as gpu_pool:
+    cpu_pool = concurrent.futures.ThreadPoolExecutor(jobs)
+    gpu_pool = concurrent.futures.ThreadPoolExecutor(1)
+    interrupted = True
+    try:
         futures = [cpu_pool.submit(run_ladder, l, threads) for l in cpu]
         futures += [gpu_pool.submit(run_ladder, l, threads) for l in gpu]
         for f in concurrent.futures.as_completed(futures):
@@ -275,6 +374,12 @@ def run_local(rows: list[Row], jobs: int = 1, threads: int | None = None, resume
             if progress:
                 for rec in got:
                     progress(rec)
+        interrupted = False
+    finally:
+        # Interrupted (Ctrl-C): ladders not started are dropped at once; the caller ends the
+        # process without waiting for those in progress.
+        for pool in (cpu_pool, gpu_pool):
+            pool.shutdown(wait=not interrupted, cancel_futures=interrupted)
     return sorted(records, key=lambda r: r["index"])
 
 
@@ -303,6 +408,18 @@ def format_summary(records: list[dict], seconds: float | None = None) -> str:
 def write_summary(path: str, records: list[dict]) -> None:
     """The summary as CSV (a column per pooled score) or JSON (by extension)."""
     tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        _write_summary_to(tmp, path, records)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _write_summary_to(tmp, path, records):
     with open(tmp, "w", newline="", encoding="utf-8") as f:
         if path.lower().endswith(".json"):
             json.dump(records, f, indent=2)
@@ -316,16 +433,23 @@ def write_summary(path: str, records: list[dict]) -> None:
             w.writeheader()
             for r in records:
                 w.writerow({**r, **r["scores"], "output": r["output"] or ""})
-    os.replace(tmp, path)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors exit with status 1, as the vqe CLI's do (argparse's default is 2)."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="vqe batch", description="Scores the pairs of a manifest (CSV or JSON); rows "
         "sharing a reference run as a ladder; complete rows (output exists) are skipped.")
     p.add_argument("manifest")
-    p.add_argument("--jobs", type=int, default=1, help="ladders at once (local runs)")
-    p.add_argument("--threads", type=int, default=None,
+    p.add_argument("--jobs", type=_int_in(1, 1024), default=1, help="ladders at once (local runs)")
+    p.add_argument("--threads", type=_int_in(0, 1024), default=None,
                    help="worker threads per ladder (default: the cores shared by --jobs; "
                    "with --scheduler: 1)")
     p.add_argument("--summary", default=None, help="also write the summary table (.csv or .json)")
@@ -337,6 +461,8 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     try:
         rows = read_manifest(a.manifest)
+        if a.summary:
+            check_summary_path(a.summary, a.manifest, rows)
         start = time.monotonic()
 
         def progress(rec):
@@ -347,7 +473,11 @@ def main(argv=None) -> int:
         if a.scheduler:
             from vqe.dask import score_many
             import distributed
-            with distributed.Client(a.scheduler) as client:
+            try:
+                client = distributed.Client(a.scheduler, timeout="20s")
+            except (ValueError, TypeError, OSError) as e:
+                raise ManifestError(f"--scheduler {a.scheduler}: cannot connect: {e}") from None
+            with client:
                 records = score_many(client, rows, threads=a.threads or 1, resume=a.resume,
                                      progress=progress)
         else:
@@ -362,7 +492,27 @@ def main(argv=None) -> int:
     except OSError as e:
         print(f"vqe batch: error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        # Rows in progress run in the engine's threads, which Python cannot stop: leave now.
+        # Their outputs were not written (a row's output appears whole or not at all; a
+        # temporary file of one being written is removed by the next run).
+        print("vqe batch: interrupted", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     return 1 if any(r["status"] == "failed" for r in records) else 0
+
+
+def _int_in(low, high):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is outside {low}..{high}")
+        return value
+    return parse
 
 
 if __name__ == "__main__":

@@ -61,6 +61,18 @@ std::optional<double> FeatureCollector::get(const std::string& name, unsigned in
   return it->second.values[index];
 }
 
+std::vector<std::optional<double>> FeatureCollector::values(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::optional<double>> out;
+  auto it = columns_.find(name);
+  if (it == columns_.end()) return out;
+  const Column& c = it->second;
+  out.resize(c.values.size());
+  for (std::size_t i = 0; i < c.values.size(); ++i)
+    if (c.written[i]) out[i] = c.values[i];
+  return out;
+}
+
 void FeatureCollector::set_aggregate(const std::string& name, double value) {
   std::lock_guard lock(mutex_);
   for (auto& [n, v] : aggregates_)

@@ -9,6 +9,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -58,118 +63,167 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-// Frames written: those on the subsample grid that hold at least one value.
-std::vector<unsigned> frames_to_write(const FeatureCollector& fc,
-                                      const std::vector<std::string>& names, unsigned subsample) {
-  std::vector<unsigned> frames;
-  const unsigned n = fc.frame_count();
-  for (unsigned i = 0; i < n; ++i) {
-    if (subsample > 1 && i % subsample) continue;
-    for (const std::string& name : names)
-      if (fc.get(name, i)) {
-        frames.push_back(i);
-        break;
-      }
+// The per-frame values of every feature, read from the collector once (one
+// lock per feature, not one per value), and the frames written: those on the
+// subsample grid that hold at least one value.
+struct Table {
+  Table(const FeatureCollector& fc, unsigned subsample) : names(fc.names()) {
+    columns.reserve(names.size());
+    for (const std::string& name : names) columns.push_back(fc.values(name));
+    const unsigned n = fc.frame_count();
+    for (unsigned i = 0; i < n; ++i) {
+      if (subsample > 1 && i % subsample) continue;
+      for (std::size_t k = 0; k < names.size(); ++k)
+        if (at(k, i)) {
+          frames.push_back(i);
+          break;
+        }
+    }
   }
-  return frames;
-}
+  // Feature k's value at frame i, if set.
+  std::optional<double> at(std::size_t k, unsigned i) const {
+    return i < columns[k].size() ? columns[k][i] : std::nullopt;
+  }
+  std::vector<std::string> names;
+  std::vector<std::vector<std::optional<double>>> columns;  // per name, by frame
+  std::vector<unsigned> frames;
+};
+
+// Text for an output stream, gathered in pieces of about 64 KiB so that the
+// stream is called once per piece and no buffer grows with the video.
+class Sink {
+ public:
+  explicit Sink(std::ostream& o) : o_(o) { buf_.reserve(kPiece + 4096); }
+  ~Sink() { flush(); }
+  Sink(const Sink&) = delete;
+  Sink& operator=(const Sink&) = delete;
+  Sink& operator+=(std::string_view text) {
+    buf_ += text;
+    if (buf_.size() >= kPiece) flush();
+    return *this;
+  }
+  // Appends fmt's formatting (format string checked at compile time).
+  template <typename... Args>
+  void append(fmt::format_string<Args...> format, Args&&... args) {
+    fmt::format_to(std::back_inserter(buf_), format, std::forward<Args>(args)...);
+    if (buf_.size() >= kPiece) flush();
+  }
+  void flush() {
+    o_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    buf_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kPiece = 64 * 1024;
+  std::ostream& o_;
+  std::string buf_;
+};
 
 void write_xml(std::ostream& o, const FeatureCollector& fc, const OutputInfo& info) {
-  const auto names = fc.names();
+  const Table t(fc, info.subsample);
   const Precision& p = info.precision;
-  o << fmt::format("<VMAF version=\"{}\">\n", xml_escape(info.version));
-  o << fmt::format("  <params qualityWidth=\"{}\" qualityHeight=\"{}\" {}/>\n", info.width,
-                   info.height,
-                   info.scale.empty() ? "" : fmt::format("scale=\"{}\" ", xml_escape(info.scale)));
-  o << fmt::sprintf("  <fyi fps=\"%.2f\" />\n", info.fps);
-  o << "  <frames>\n";
-  for (unsigned i : frames_to_write(fc, names, info.subsample)) {
-    o << fmt::format("    <frame frameNum=\"{}\" ", i);
-    for (const std::string& name : names)
-      if (auto v = fc.get(name, i)) o << fmt::format("{}=\"{}\" ", xml_escape(name), format_value(*v, p));
-    o << "/>\n";
+  Sink out(o);
+  out.append("<VMAF version=\"{}\">\n", xml_escape(info.version));
+  out.append("  <params qualityWidth=\"{}\" qualityHeight=\"{}\" {}/>\n", info.width,
+         info.height,
+         info.scale.empty() ? "" : fmt::format("scale=\"{}\" ", xml_escape(info.scale)));
+  out += fmt::sprintf("  <fyi fps=\"%.2f\" />\n", info.fps);
+  out += "  <frames>\n";
+  std::vector<std::string> escaped;
+  for (const std::string& name : t.names) escaped.push_back(xml_escape(name));
+  for (unsigned i : t.frames) {
+    out.append("    <frame frameNum=\"{}\" ", i);
+    for (std::size_t k = 0; k < t.names.size(); ++k)
+      if (auto v = t.at(k, i)) out.append("{}=\"{}\" ", escaped[k], format_value(*v, p));
+    out += "/>\n";
   }
-  o << "  </frames>\n  <pooled_metrics>\n";
-  for (const std::string& name : names) {
-    o << fmt::format("    <metric name=\"{}\" ", xml_escape(name));
+  out += "  </frames>\n  <pooled_metrics>\n";
+  for (std::size_t k = 0; k < t.names.size(); ++k) {
+    out.append("    <metric name=\"{}\" ", escaped[k]);
     for (int m = 0; m < 4; ++m)
-      if (auto v = fc.pooled(name, kPoolMethods[m], info.subsample))
-        o << fmt::format("{}=\"{}\" ", kPoolNames[m], format_value(*v, p));
-    o << "/>\n";
+      if (auto v = fc.pooled(t.names[k], kPoolMethods[m], info.subsample))
+        out.append("{}=\"{}\" ", kPoolNames[m], format_value(*v, p));
+    out += "/>\n";
   }
-  o << "  </pooled_metrics>\n  <aggregate_metrics ";
+  out += "  </pooled_metrics>\n  <aggregate_metrics ";
   for (const auto& [name, v] : fc.aggregates())
-    o << fmt::format("{}=\"{}\" ", xml_escape(name), format_value(v, p));
-  o << "/>\n</VMAF>\n";
+    out.append("{}=\"{}\" ", xml_escape(name), format_value(v, p));
+  out += "/>\n</VMAF>\n";
 }
 
 void write_json(std::ostream& o, const FeatureCollector& fc, const OutputInfo& info) {
-  const auto names = fc.names();
+  const Table t(fc, info.subsample);
   const Precision& p = info.precision;
-  o << "{\n  \"version\": " << json_string(info.version) << ",\n";
-  o << "  \"fps\": " << (std::isfinite(info.fps) ? fmt::sprintf("%.2f", info.fps) : "null")
-    << ",\n";
-  if (!info.scale.empty()) o << "  \"scale\": " << json_string(info.scale) << ",\n";
-  o << "  \"frames\": [";
+  std::vector<std::string> keys;  // the names as JSON strings
+  for (const std::string& name : t.names) keys.push_back(json_string(name));
+  Sink out(o);
+  out += "{\n  \"version\": " + json_string(info.version) + ",\n";
+  out += "  \"fps\": " + (std::isfinite(info.fps) ? fmt::sprintf("%.2f", info.fps) : "null") + ",\n";
+  if (!info.scale.empty()) out += "  \"scale\": " + json_string(info.scale) + ",\n";
+  out += "  \"frames\": [";
   bool first_frame = true;
-  for (unsigned i : frames_to_write(fc, names, info.subsample)) {
-    o << (first_frame ? "\n" : ",\n");
+  for (unsigned i : t.frames) {
+    out += first_frame ? "\n" : ",\n";
     first_frame = false;
-    o << "    {\n      \"frameNum\": " << i << ",\n      \"metrics\": {";
+    out.append("    {{\n      \"frameNum\": {},\n      \"metrics\": {{", i);
     bool first = true;
-    for (const std::string& name : names)
-      if (auto v = fc.get(name, i)) {
-        o << (first ? "\n" : ",\n") << "        " << json_string(name) << ": "
-          << json_value(*v, p);
+    for (std::size_t k = 0; k < t.names.size(); ++k)
+      if (auto v = t.at(k, i)) {
+        out += first ? "\n        " : ",\n        ";
+        out += keys[k];
+        out += ": ";
+        out += json_value(*v, p);
         first = false;
       }
-    o << "\n      }\n    }";
+    out += "\n      }\n    }";
   }
-  o << "\n  ],\n  \"pooled_metrics\": {";
+  out += "\n  ],\n  \"pooled_metrics\": {";
   bool first_metric = true;
-  for (const std::string& name : names) {
-    o << (first_metric ? "\n" : ",\n") << "    " << json_string(name) << ": {";
+  for (std::size_t k = 0; k < t.names.size(); ++k) {
+    out += (first_metric ? "\n    " : ",\n    ") + keys[k] + ": {";
     first_metric = false;
     bool first = true;
     for (int m = 0; m < 4; ++m)
-      if (auto v = fc.pooled(name, kPoolMethods[m], info.subsample)) {
-        o << (first ? "\n" : ",\n") << "      \"" << kPoolNames[m] << "\": " << json_value(*v, p);
+      if (auto v = fc.pooled(t.names[k], kPoolMethods[m], info.subsample)) {
+        out.append("{}      \"{}\": {}", first ? "\n" : ",\n", kPoolNames[m], json_value(*v, p));
         first = false;
       }
-    o << "\n    }";
+    out += "\n    }";
   }
-  o << "\n  },\n  \"aggregate_metrics\": {";
+  out += "\n  },\n  \"aggregate_metrics\": {";
   bool first_agg = true;
   for (const auto& [name, v] : fc.aggregates()) {
-    o << (first_agg ? "\n" : ",\n") << "    " << json_string(name) << ": " << json_value(v, p);
+    out += (first_agg ? "\n    " : ",\n    ") + json_string(name) + ": " + json_value(v, p);
     first_agg = false;
   }
-  o << "\n  }\n}\n";
+  out += "\n  }\n}\n";
 }
 
 void write_csv(std::ostream& o, const FeatureCollector& fc, const OutputInfo& info) {
-  const auto names = fc.names();
-  o << "Frame,";
-  for (const std::string& name : names) o << name << ",";
-  o << "\n";
-  for (unsigned i : frames_to_write(fc, names, info.subsample)) {
-    o << i << ",";
-    for (const std::string& name : names) {
-      auto v = fc.get(name, i);
+  const Table t(fc, info.subsample);
+  Sink out(o);
+  out += "Frame,";
+  for (const std::string& name : t.names) out += name + ",";
+  out += "\n";
+  for (unsigned i : t.frames) {
+    out.append("{},", i);
+    for (std::size_t k = 0; k < t.names.size(); ++k) {
       // Keep columns aligned: an empty cell where a feature has no value.
-      o << (v ? format_value(*v, info.precision) : "") << ",";
+      if (auto v = t.at(k, i)) out += format_value(*v, info.precision);
+      out += ",";
     }
-    o << "\n";
+    out += "\n";
   }
 }
 
 void write_sub(std::ostream& o, const FeatureCollector& fc, const OutputInfo& info) {
-  const auto names = fc.names();
-  for (unsigned i : frames_to_write(fc, names, info.subsample)) {
-    o << fmt::format("{{{}}}{{{}}}frame: {}|", i, i + 1, i);
-    for (const std::string& name : names)
-      if (auto v = fc.get(name, i)) o << name << ": " << format_value(*v, info.precision) << "|";
-    o << "\n";
+  const Table t(fc, info.subsample);
+  Sink out(o);
+  for (unsigned i : t.frames) {
+    out.append("{{{}}}{{{}}}frame: {}|", i, i + 1, i);
+    for (std::size_t k = 0; k < t.names.size(); ++k)
+      if (auto v = t.at(k, i)) out += t.names[k] + ": " + format_value(*v, info.precision) + "|";
+    out += "\n";
   }
 }
 

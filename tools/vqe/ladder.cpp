@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "outputs.h"
+
 namespace vqe::cli {
 
 std::string ladder_output_path(const std::string& pattern, const std::string& distorted) {
@@ -51,8 +53,21 @@ int run_ladder_command(LadderCommand command) {
         throw vqe::Error(fmt::format("-o {}: two distorted files give the output {}",
                                      command.output_pattern, out));
       outputs.push_back(std::make_unique<vqe::OutputFile>(out, protect));
+      watch_temporary(outputs.back()->temporary_path());
     }
   }
+  // Whatever happens next (an error, the end), no temporary file is left
+  // watched: each is committed or removed by its OutputFile.
+  struct Unwatch {
+    std::vector<std::unique_ptr<vqe::OutputFile>>& files;
+    ~Unwatch() {
+      for (auto& f : files) {
+        const std::string temporary = f->temporary_path();
+        f.reset();
+        unwatch_temporary(temporary);
+      }
+    }
+  } unwatch{outputs};
   std::vector<std::unique_ptr<vqe::FrameSource>> sources(paths.size());
   std::vector<std::string> open_errors(paths.size());
   std::vector<vqe::FrameSource*> readable;
@@ -81,7 +96,9 @@ int run_ladder_command(LadderCommand command) {
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const std::string error = !open_errors[i].empty() ? open_errors[i] : outcomes[i].error;
     if (!outcomes[i].result) {
-      std::cerr << fmt::format("vqe: error: {}: {}\n", paths[i], error);
+      // Messages about the file itself already start with its path.
+      const bool named = error.rfind(paths[i] + ":", 0) == 0;
+      std::cerr << fmt::format("vqe: error: {}{}\n", named ? "" : paths[i] + ": ", error);
       status = 1;
       continue;
     }

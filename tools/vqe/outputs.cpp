@@ -12,13 +12,16 @@
 namespace vqe::cli {
 namespace {
 
-// The temporary files a signal handler removes (-o and --html;
-// async-signal-safe: fixed buffers and unlink()).
-constexpr std::size_t kMaxPending = 2;
+// The temporary files a signal handler removes (-o and --html, or a
+// ladder's outputs; async-signal-safe: fixed buffers and unlink()).
+constexpr std::size_t kMaxPending = 64;
 char g_pending[kMaxPending][4096];
 volatile sig_atomic_t g_pending_count = 0;
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+// The signals whose default action ends the process (core dumps aside).
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
+                            SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ};
 struct sigaction g_previous[std::size(kSignals)];
+bool g_handled[std::size(kSignals)];
 
 extern "C" void remove_pending_and_die(int sig) {
   for (sig_atomic_t i = 0; i < g_pending_count; ++i)
@@ -27,7 +30,9 @@ extern "C" void remove_pending_and_die(int sig) {
   ::raise(sig);
 }
 
-void watch(const std::string& temporary) {
+}  // namespace
+
+void watch_temporary(const std::string& temporary) {
   if (temporary.empty() || temporary.size() >= sizeof(g_pending[0]) ||
       g_pending_count >= static_cast<sig_atomic_t>(kMaxPending))
     return;
@@ -36,26 +41,28 @@ void watch(const std::string& temporary) {
     struct sigaction action {};
     action.sa_handler = remove_pending_and_die;
     sigemptyset(&action.sa_mask);
-    for (std::size_t i = 0; i < std::size(kSignals); ++i)
-      ::sigaction(kSignals[i], &action, &g_previous[i]);
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+      // A signal the caller ignores (nohup's SIGHUP, a shell's SIGPIPE)
+      // stays ignored.
+      g_handled[i] = ::sigaction(kSignals[i], nullptr, &g_previous[i]) == 0 &&
+                     g_previous[i].sa_handler != SIG_IGN;
+      if (g_handled[i]) ::sigaction(kSignals[i], &action, nullptr);
+    }
   }
   g_pending_count = g_pending_count + 1;
 }
 
-// Forgets the temporary file `temporary` (committed or removed); the
-// handlers go when none is left.
-void unwatch(const std::string& temporary) {
+void unwatch_temporary(const std::string& temporary) {
   for (sig_atomic_t i = 0; i < g_pending_count; ++i)
     if (temporary == g_pending[i]) g_pending[i][0] = '\0';
   for (sig_atomic_t i = 0; i < g_pending_count; ++i)
     if (g_pending[i][0]) return;
   if (g_pending_count == 0) return;
   for (std::size_t i = 0; i < std::size(kSignals); ++i)
-    ::sigaction(kSignals[i], &g_previous[i], nullptr);
+    if (g_handled[i]) ::sigaction(kSignals[i], &g_previous[i], nullptr);
   g_pending_count = 0;
 }
 
-}  // namespace
 
 ResultOutput::ResultOutput(const Settings& settings, const Inputs& inputs) : settings_(settings) {
   if (settings.output.empty() && settings.html.empty()) return;
@@ -66,11 +73,11 @@ ResultOutput::ResultOutput(const Settings& settings, const Inputs& inputs) : set
     throw Error("--html: this build has no HTML report (build with Debian's libjs-chart.js)");
   if (!settings.output.empty()) {
     file_.emplace(settings.output, protect);
-    watch(file_->temporary_path());
+    watch_temporary(file_->temporary_path());
   }
   if (!settings.html.empty()) {
     html_.emplace(settings.html, protect);
-    watch(html_->temporary_path());
+    watch_temporary(html_->temporary_path());
   }
 }
 
@@ -80,7 +87,7 @@ ResultOutput::~ResultOutput() {
     if (*f) {
       const std::string temporary = (*f)->temporary_path();
       f->reset();
-      unwatch(temporary);
+      unwatch_temporary(temporary);
     }
 }
 
@@ -101,7 +108,7 @@ void ResultOutput::write(const JobResult& result, const OutputInfo& info,
   write_output(file_->stream(), result.features, info);
   const std::string temporary = file_->temporary_path();
   file_->commit();
-  unwatch(temporary);
+  unwatch_temporary(temporary);
 }
 
 void ResultOutput::write_report(const JobResult& result, const OutputInfo& info,
@@ -130,7 +137,7 @@ void ResultOutput::write_report(const JobResult& result, const OutputInfo& info,
   write_html_report(html_->stream(), result.features, report);
   const std::string temporary = html_->temporary_path();
   html_->commit();
-  unwatch(temporary);
+  unwatch_temporary(temporary);
 }
 
 }  // namespace vqe::cli

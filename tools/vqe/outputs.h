@@ -14,11 +14,18 @@
 
 namespace vqe::cli {
 
+/// Until unwatch_temporary(`temporary`), a signal that ends the process
+/// (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1/2, SIGXCPU,
+/// SIGXFSZ; not those the caller ignores) first removes that temporary file
+/// (an OutputFile's). Up to 64 files at once; main thread only.
+void watch_temporary(const std::string& temporary);
+void unwatch_temporary(const std::string& temporary);
+
 class ResultOutput {
  public:
   /// Prepares -o and --html (see vqe::OutputFile: checked and created now,
-  /// refused when one is an input). While an output is pending, SIGINT,
-  /// SIGTERM and SIGHUP remove its temporary file before VQE dies of them.
+  /// refused when one is an input). While an output is pending, a signal
+  /// that ends VQE removes its temporary file first (watch_temporary).
   ResultOutput(const Settings& settings, const Inputs& inputs);
   ~ResultOutput();
   ResultOutput(const ResultOutput&) = delete;
