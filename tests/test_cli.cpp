@@ -20,6 +20,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "backend/cuda/device.h"
+#include "backend/vulkan/device.h"
 #include "cli_test_util.h"
 #include "test_util.h"
 
@@ -414,7 +416,7 @@ TEST(Cli, RawOptionsWithY4mInputs) {
   // Saying another format: an error naming both.
   r = run_cli("-r " + a.string() + " -d " + a.string() + " -w 16 -h 6 -n --feature psnr -q");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("header says 8x6 420 8-bit, but -w 16 say otherwise"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("header says 8x6 420 8-bit, but -w 16 says otherwise"), std::string::npos) << r.err;
   // Needed for the raw input, agreeing with the Y4M one: no warning.
   r = run_cli("-r " + a.string() + " -d " + raw.string() + " -w 8 -h 6 -n --feature psnr -q");
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -700,6 +702,20 @@ TEST(Cli, BackendVulkanIsAnOption) {
   auto g = run_cli("-r " + a.string() + " -d " + a.string() + " -n --feature psnr -q --gpu 1");
   EXPECT_EQ(g.exit_code, 1);
   EXPECT_NE(g.err.find("--gpu needs --backend cuda, vulkan or auto"), std::string::npos) << g.err;
+}
+
+TEST(Cli, BackendAutoLeavesASoftwareVulkanDeviceAlone) {
+  // Mesa's llvmpipe (installed for the Vulkan tests) runs on the CPU, tens
+  // of times slower than the CPU backend: auto uses the CPU instead and says
+  // why; --backend vulkan still runs on it.
+  if (cuda::device_count() > 0 || vulkan::device_count() == 0 || !vulkan::device_is_software(0))
+    GTEST_SKIP() << "needs a software Vulkan device 0 and no CUDA device";
+  auto a = write_temp("auto_a.y4m", y4m(8, 6, "420", 2));
+  auto r = run_cli("-r " + a.string() + " -d " + a.string() + " -n --feature psnr -q --backend auto");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("Vulkan device 0 is a software renderer"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("using the CPU"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("using Vulkan device"), std::string::npos) << r.err;
 }
 
 }  // namespace

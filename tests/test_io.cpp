@@ -81,6 +81,10 @@ TEST(Y4mHeader, RejectsMalformed) {
   expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W2", "a.y4m"); }, "lacks the H");
   expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W2 H-1", "a.y4m"); }, "malformed H");
   expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W0 H2", "a.y4m"); }, "unsupported size");
+  expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W99999999 H2", "a.y4m"); },
+                          "W tag 99999999 is above 32768");
+  expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W2 H32769", "a.y4m"); },
+                          "H tag 32769 is above 32768");
   expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W2 H2 C411", "a.y4m"); }, "C411");
   expect_error_containing([] { parse_y4m_header("YUV4MPEG2 W2 H2 Q9", "a.y4m"); }, "unknown tag");
 }

@@ -13,7 +13,7 @@
  *   for (each frame) vqe_job_submit(job, &ref, &dist);         // waits when full
  *   vqe_job_finish(job);
  *   vqe_job_score_pooled(job, "vmaf", VQE_POOL_MEAN, 0, UINT_MAX, &mean);
- *   vqe_job_write_output(job, "out.json", VQE_OUTPUT_JSON);
+ *   vqe_job_write_output(job, "out.json", VQE_OUTPUT_JSON, 0);
  *   vqe_job_close(job);
  *
  * How libvmaf's calls map onto it:

@@ -88,10 +88,12 @@ Config make_config(const std::vector<std::string>& models,
     j.backend = vqe::JobConfig::Backend::kCpu;
   else if (backend == "cuda")
     j.backend = vqe::JobConfig::Backend::kCuda;
+  else if (backend == "vulkan")
+    j.backend = vqe::JobConfig::Backend::kVulkan;
   else if (backend == "auto")
     j.backend = vqe::JobConfig::Backend::kAuto;
   else
-    throw vqe::Error(fmt::format("backend '{}': use 'cpu', 'cuda' or 'auto'", backend));
+    throw vqe::Error(fmt::format("backend '{}': use 'cpu', 'cuda', 'vulkan' or 'auto'", backend));
   if (gpu < 0) throw vqe::Error(fmt::format("gpu {}: a device index is 0 or more", gpu));
   j.gpu = gpu;
   if (!cpu_level.empty()) {

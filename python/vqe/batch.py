@@ -45,7 +45,7 @@ _parser.add_argument("--threads", type=int, default=None)
 _parser.add_argument("--frame_cnt", type=int, default=0)
 _parser.add_argument("--frame_skip_ref", type=int, default=0)
 _parser.add_argument("--frame_skip_dist", type=int, default=0)
-_parser.add_argument("--backend", choices=("cpu", "cuda", "auto"), default="cpu")
+_parser.add_argument("--backend", choices=("cpu", "cuda", "vulkan", "auto"), default="cpu")
 _parser.add_argument("--gpu", type=int, default=0)
 _parser.add_argument("--cpu-level", dest="cpu_level", default=None)
 _parser.add_argument("--precision", default=None)
@@ -329,15 +329,24 @@ def run_ladder(rows: list[Row], threads: int | None = None) -> list[dict]:
 
 
 def _skipped(row: Row) -> dict:
+    """The summary record of a complete row, with the pooled means its output holds (JSON and
+    XML outputs; CSV and SUB hold per-frame values only)."""
     scores = {}
-    if row.format == "json":
-        try:
+    try:
+        if row.format == "json":
             with open(row.output, encoding="utf-8") as f:
-                pooled = json.load(f).get("pooled_metrics", {})
-            names = [n for n in pooled if n.startswith("vmaf")] or list(pooled)
-            scores = {n: pooled[n]["mean"] for n in names}
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+                pooled = {n: v["mean"] for n, v in json.load(f).get("pooled_metrics", {}).items()}
+        elif row.format == "xml":
+            import xml.etree.ElementTree as ElementTree
+            pooled = {m.get("name"): float(m.get("mean"))
+                      for m in ElementTree.parse(row.output).getroot().iter("metric")
+                      if m.get("mean") is not None}
+        else:
+            pooled = {}
+        names = [n for n in pooled if n.startswith("vmaf")] or list(pooled)
+        scores = {n: pooled[n] for n in names}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, SyntaxError):
+        pass
     return dict(index=row.index, reference=row.reference, distorted=row.distorted,
                 output=row.output, status="skipped", frames=0, seconds=0.0, fps=0.0,
                 scores=scores, error="")

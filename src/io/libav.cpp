@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <condition_variable>
 #include <deque>
@@ -58,15 +59,26 @@ std::string av_error_text(int code) {
 // CPU): that decoder decodes through a hardware accelerator only (the
 // minimal static FFmpeg has no other AV1 decoder), so without one it fails
 // every packet ("Missing Sequence Header"...), and VQE says why itself.
+// The lines that pass are written as one "vqe: ffmpeg: [component] text"
+// line each (FFmpeg's own "[mov,mp4,... @ 0x55...] text" carries a pointer
+// and no program name, next to VQE's "vqe: error: ..." lines).
 void log_without_hwless_av1(void* object, int level, const char* format, va_list args) {
-  if (object && level > AV_LOG_FATAL) {
-    const AVClass* cls = *static_cast<const AVClass* const*>(object);
-    if (cls && std::strcmp(cls->class_name, "AVCodecContext") == 0) {
-      const auto* c = static_cast<const AVCodecContext*>(object);
-      if (c->codec && std::strcmp(c->codec->name, "av1") == 0 && !c->hw_device_ctx) return;
-    }
+  if (level > av_log_get_level()) return;
+  const AVClass* cls = object ? *static_cast<const AVClass* const*>(object) : nullptr;
+  if (cls && level > AV_LOG_FATAL && std::strcmp(cls->class_name, "AVCodecContext") == 0) {
+    const auto* c = static_cast<const AVCodecContext*>(object);
+    if (c->codec && std::strcmp(c->codec->name, "av1") == 0 && !c->hw_device_ctx) return;
   }
-  av_log_default_callback(object, level, format, args);
+  char text[1024];
+  std::vsnprintf(text, sizeof text, format, args);
+  std::size_t n = std::strlen(text);
+  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r')) text[--n] = '\0';
+  if (n == 0) return;
+  const char* who = cls ? (cls->item_name ? cls->item_name(object) : cls->class_name) : nullptr;
+  if (who && *who)
+    std::fprintf(stderr, "vqe: ffmpeg: [%s] %s\n", who, text);
+  else
+    std::fprintf(stderr, "vqe: ffmpeg: %s\n", text);
 }
 
 // libav* log at "error" level unless the application chose a level: their

@@ -45,10 +45,12 @@ constexpr ColorSpace kColorSpaces[] = {
 };
 
 int parse_dimension(const std::string& value, char tag, const std::string& path) {
-  if (value.empty() || value.size() > 6 ||
-      value.find_first_not_of("0123456789") != std::string::npos)
+  if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
     throw Error(fmt::format("{}: Y4M header has a malformed {} tag \"{}\"", path, tag,
                             printable(value, 16)));
+  if (value.size() > 5 || std::stoi(value) > 32768)
+    throw Error(fmt::format("{}: Y4M header's {} tag {} is above 32768, the largest frame side "
+                            "VQE takes", path, tag, printable(value, 16)));
   return std::stoi(value);
 }
 

@@ -425,7 +425,11 @@ std::unique_ptr<GpuJob> make_gpu_job_for(const JobConfig& config, unsigned subsa
           : cuda_devices == 0  ? "no CUDA device found"
                                : fmt::format("no CUDA device {} ({} found)", config.gpu, cuda_devices);
       const int vk_devices = vulkan::device_count();
-      if (config.gpu >= 0 && config.gpu < vk_devices) {
+      // A software Vulkan device (Mesa's llvmpipe) computes on the CPU, far
+      // slower than the CPU backend: auto does not choose it.
+      const bool vk_usable = config.gpu >= 0 && config.gpu < vk_devices &&
+                             !vulkan::device_is_software(config.gpu);
+      if (vk_usable) {
         note(fmt::format("backend auto: {}, using Vulkan device {}", why_not_cuda, config.gpu));
         note(fmt::format("backend vulkan: device {}: {}", config.gpu,
                          vulkan::describe_device(config.gpu)));
@@ -434,7 +438,11 @@ std::unique_ptr<GpuJob> make_gpu_job_for(const JobConfig& config, unsigned subsa
       const std::string why_not_vulkan =
           !vulkan::compiled_in() ? "this build has no Vulkan backend"
           : vk_devices == 0      ? "no Vulkan device found"
-                            : fmt::format("no Vulkan device {} ({} found)", config.gpu, vk_devices);
+          : config.gpu >= 0 && config.gpu < vk_devices
+              ? fmt::format("Vulkan device {} is a software renderer ({}; --backend vulkan "
+                            "uses it all the same)",
+                            config.gpu, vulkan::describe_device(config.gpu))
+              : fmt::format("no Vulkan device {} ({} found)", config.gpu, vk_devices);
       note(fmt::format("backend auto: {}; {}; using the CPU", why_not_cuda, why_not_vulkan));
       return nullptr;
     }

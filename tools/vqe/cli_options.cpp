@@ -40,6 +40,10 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
       "Example: vqe -r ref.y4m -d dist.y4m --feature psnr --json -o out.json",
       "vqe"};
   app.set_help_flag("--help", "Print this help and exit (-h is the height, as in libvmaf)");
+  app.footer(
+      "Several -d: a ladder (the reference read once; -o with {name}, e.g. -o out_{name}.json).\n"
+      "vqe batch MANIFEST [--jobs N] [--summary PATH] [--scheduler tcp://HOST:8786]: the pairs of "
+      "a CSV or JSON manifest (vqe batch --help; docs/python.md).");
   app.get_formatter()->column_width(34);
   // As getopt in libvmaf: a single-valued option given twice keeps the last.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -101,7 +105,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   app.add_option("--threads", s.threads,
                  "Worker threads besides the main thread, which reads and, when every frame "
                  "slot is taken and N is below the core count, computes too (0 = compute on "
-                 "the main thread only)")
+                 "the main thread only; the default, as libvmaf's)")
       ->check(CLI::Range(0u, 1024u));
   app.add_option("--subsample", s.subsample, "Score every N-th frame")
       ->check(CLI::Range(1u, 1u << 30));

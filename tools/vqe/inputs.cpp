@@ -26,9 +26,10 @@ void check_raw_options_against(const FrameSource& input, const RawInputOptions& 
     differ += fmt::format(" -p {}", *raw.pixel_format);
   if (raw.bit_depth && *raw.bit_depth != f.bit_depth) differ += fmt::format(" -b {}", *raw.bit_depth);
   if (!differ.empty())
-    throw Error(fmt::format("{}: is a Y4M file whose header says {}, but{} say otherwise: -w, -h, "
+    throw Error(fmt::format("{}: is a Y4M file whose header says {}, but{} {} otherwise: -w, -h, "
                             "-p and -b describe raw input; drop them or make them agree",
-                            input.path(), describe(f), differ));
+                            input.path(), describe(f), differ,
+                            std::count(differ.begin(), differ.end(), '-') > 1 ? "say" : "says"));
 }
 
 // --scale distorted or WxH: `distorted` to the reference's size. Without

@@ -23,7 +23,8 @@ int device_count();
 std::string describe_device(int index);
 
 /// True when device `index` is a CPU implementation (Mesa's lavapipe):
-/// correct but slow, so tests cap their work on it.
+/// correct but slow, so tests cap their work on it and `--backend auto`
+/// does not choose it.
 bool device_is_software(int index);
 
 /// Why device_count() is 0 ("no Vulkan loader", "no device with shaderInt64
