@@ -192,12 +192,13 @@ def read_manifest(path: str) -> list[Row]:
     return rows
 
 
-def _identity(path):
-    """(device, inode) of an existing file, else None."""
+def _file_key(path):
+    """What names one file: (device, inode) of an existing file (hard and symbolic links
+    agree), else the path with its folders' links resolved."""
     try:
         st = os.stat(path)
     except OSError:
-        return None
+        return os.path.realpath(path)
     return (st.st_dev, st.st_ino)
 
 
@@ -205,7 +206,7 @@ def _protected(manifest, rows):
     """{(device, inode) or real path: what it is} of the files a batch must not overwrite."""
     files = {}
     def add(p, what):
-        files.setdefault(_identity(p) or os.path.realpath(p), what)
+        files.setdefault(_file_key(p), what)
     add(manifest, "the manifest")
     for r in rows:
         add(r.reference, f"row {r.index}'s reference")
@@ -221,7 +222,7 @@ def _check_outputs(manifest, rows):
     for r in rows:
         if r.output is None:
             continue
-        key = _identity(r.output) or os.path.realpath(r.output)
+        key = _file_key(r.output)
         if key in protected:
             raise ManifestError(f"{manifest}: row {r.index}: output {r.output} is "
                                 f"{protected[key]}; refusing to overwrite it")
@@ -239,9 +240,8 @@ def check_summary_path(summary, manifest, rows):
     protected = _protected(manifest, rows)
     for r in rows:
         if r.output is not None:
-            protected.setdefault(_identity(r.output) or os.path.realpath(r.output),
-                                 f"row {r.index}'s output")
-    key = _identity(summary) or os.path.realpath(summary)
+            protected.setdefault(_file_key(r.output), f"row {r.index}'s output")
+    key = _file_key(summary)
     if key in protected:
         raise ManifestError(f"--summary {summary}: is {protected[key]}; refusing to overwrite it")
     if os.path.isdir(summary):

@@ -26,7 +26,6 @@
   X(av_get_pix_fmt_name) \
   X(av_hwdevice_ctx_alloc) \
   X(av_hwdevice_ctx_init) \
-  X(av_log_default_callback) \
   X(av_log_get_level) \
   X(av_log_set_callback) \
   X(av_log_set_level) \
@@ -85,7 +84,6 @@ const Functions& require();
 #define av_get_pix_fmt_name (::vqe::libav_dl::require().av_get_pix_fmt_name)
 #define av_hwdevice_ctx_alloc (::vqe::libav_dl::require().av_hwdevice_ctx_alloc)
 #define av_hwdevice_ctx_init (::vqe::libav_dl::require().av_hwdevice_ctx_init)
-#define av_log_default_callback (::vqe::libav_dl::require().av_log_default_callback)
 #define av_log_get_level (::vqe::libav_dl::require().av_log_get_level)
 #define av_log_set_callback (::vqe::libav_dl::require().av_log_set_callback)
 #define av_log_set_level (::vqe::libav_dl::require().av_log_set_level)

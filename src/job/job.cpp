@@ -427,8 +427,8 @@ std::unique_ptr<GpuJob> make_gpu_job_for(const JobConfig& config, unsigned subsa
       const int vk_devices = vulkan::device_count();
       // A software Vulkan device (Mesa's llvmpipe) computes on the CPU, far
       // slower than the CPU backend: auto does not choose it.
-      const bool vk_usable = config.gpu >= 0 && config.gpu < vk_devices &&
-                             !vulkan::device_is_software(config.gpu);
+      const bool vk_exists = config.gpu >= 0 && config.gpu < vk_devices;
+      const bool vk_usable = vk_exists && !vulkan::device_is_software(config.gpu);
       if (vk_usable) {
         note(fmt::format("backend auto: {}, using Vulkan device {}", why_not_cuda, config.gpu));
         note(fmt::format("backend vulkan: device {}: {}", config.gpu,
@@ -438,7 +438,7 @@ std::unique_ptr<GpuJob> make_gpu_job_for(const JobConfig& config, unsigned subsa
       const std::string why_not_vulkan =
           !vulkan::compiled_in() ? "this build has no Vulkan backend"
           : vk_devices == 0      ? "no Vulkan device found"
-          : config.gpu >= 0 && config.gpu < vk_devices
+          : vk_exists
               ? fmt::format("Vulkan device {} is a software renderer ({}; --backend vulkan "
                             "uses it all the same)",
                             config.gpu, vulkan::describe_device(config.gpu))

@@ -125,8 +125,8 @@ void write_xml(std::ostream& o, const FeatureCollector& fc, const OutputInfo& in
   Sink out(o);
   out.append("<VMAF version=\"{}\">\n", xml_escape(info.version));
   out.append("  <params qualityWidth=\"{}\" qualityHeight=\"{}\" {}/>\n", info.width,
-         info.height,
-         info.scale.empty() ? "" : fmt::format("scale=\"{}\" ", xml_escape(info.scale)));
+             info.height,
+             info.scale.empty() ? "" : fmt::format("scale=\"{}\" ", xml_escape(info.scale)));
   out += fmt::sprintf("  <fyi fps=\"%.2f\" />\n", info.fps);
   out += "  <frames>\n";
   std::vector<std::string> escaped;

@@ -61,11 +61,7 @@ int run_ladder_command(LadderCommand command) {
   struct Unwatch {
     std::vector<std::unique_ptr<vqe::OutputFile>>& files;
     ~Unwatch() {
-      for (auto& f : files) {
-        const std::string temporary = f->temporary_path();
-        f.reset();
-        unwatch_temporary(temporary);
-      }
+      for (auto& f : files) discard_watched(f);
     }
   } unwatch{outputs};
   std::vector<std::unique_ptr<vqe::FrameSource>> sources(paths.size());

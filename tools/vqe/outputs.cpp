@@ -63,7 +63,6 @@ void unwatch_temporary(const std::string& temporary) {
   g_pending_count = 0;
 }
 
-
 ResultOutput::ResultOutput(const Settings& settings, const Inputs& inputs) : settings_(settings) {
   if (settings.output.empty() && settings.html.empty()) return;
   std::vector<ProtectedFile> protect;
@@ -83,12 +82,7 @@ ResultOutput::ResultOutput(const Settings& settings, const Inputs& inputs) : set
 
 ResultOutput::~ResultOutput() {
   // Removes the temporary files unless committed.
-  for (std::optional<OutputFile>* f : {&file_, &html_})
-    if (*f) {
-      const std::string temporary = (*f)->temporary_path();
-      f->reset();
-      unwatch_temporary(temporary);
-    }
+  for (std::optional<OutputFile>* f : {&file_, &html_}) discard_watched(*f);
 }
 
 void ResultOutput::write(const JobResult& result, const OutputInfo& info,

@@ -21,6 +21,17 @@ namespace vqe::cli {
 void watch_temporary(const std::string& temporary);
 void unwatch_temporary(const std::string& temporary);
 
+/// Destroys the watched OutputFile held by `file` (std::optional or
+/// std::unique_ptr; nothing when empty), which removes its temporary file
+/// unless committed, and stops watching that file.
+template <class Holder>
+void discard_watched(Holder& file) {
+  if (!file) return;
+  const std::string temporary = file->temporary_path();
+  file.reset();
+  unwatch_temporary(temporary);
+}
+
 class ResultOutput {
  public:
   /// Prepares -o and --html (see vqe::OutputFile: checked and created now,
