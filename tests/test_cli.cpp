@@ -101,6 +101,13 @@ TEST(Cli, BadInputsExitNonZeroWithAMessage) {
        "--precision"},
       {"-r " + short_raw.string() + " -d " + short_raw.string(),
        "raw YUV input needs its width, height, pixel format and bit depth (-w, -h, -p, -b)"},
+      // Counts that are not whole numbers in range say what is accepted.
+      {"-r " + good.string() + " -d " + good.string() + " --threads abc",
+       "--threads: \"abc\" is not a whole number from 0 to 1024"},
+      {"-r " + good.string() + " -d " + good.string() + " --frame_cnt -1",
+       "--frame_cnt: \"-1\" is not a whole number from 0 to 4294967295"},
+      {"-r " + good.string() + " -d " + good.string() + " --subsample 2.5",
+       "--subsample: \"2.5\" is not a whole number from 1 to 1073741824"},
   };
   for (const Case& c : cases) {
     const bool has_feature = c.args.find("--feature") != std::string::npos;

@@ -2,6 +2,7 @@
 #include "cli_options.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <map>
 
@@ -25,6 +26,23 @@ unsigned parse_libvmaf_unsigned(const std::string& text, const std::string& opti
 }
 
 namespace {
+
+// A decimal whole number from lo to hi; anything else is refused with a
+// message that says so (CLI11's Range says "not in range" for "abc", and its
+// conversion "Could not convert" without the accepted values).
+CLI::Validator whole_number(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& value) -> std::string {
+        long long n = 0;
+        const char* end = value.data() + value.size();
+        const auto [at, error] = std::from_chars(value.data(), end, n);
+        if (value.empty() || error != std::errc() || at != end || n < lo || n > hi)
+          return fmt::format("\"{}\" is not a whole number from {} to {}",
+                             value.size() > 40 ? value.substr(0, 40) + "..." : value, lo, hi);
+        return {};
+      },
+      fmt::format("INT in [{} - {}]", lo, hi));
+}
 
 // A value of a repeatable option, in command-line order.
 struct Ordered {
@@ -60,9 +78,9 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                  "standard input; or a compressed file (MP4, MKV, WebM, IVF, H.264/HEVC "
                  "streams...) where built with FFmpeg's libraries");
   auto* opt_w = app.add_option("-w,--width", width, "Width of raw input, in pixels")
-                    ->check(CLI::Range(1, 32768));
+                    ->check(whole_number(1, 32768));
   auto* opt_h = app.add_option("-h,--height", height, "Height of raw input, in pixels")
-                    ->check(CLI::Range(1, 32768));
+                    ->check(whole_number(1, 32768));
   auto* opt_p =
       app.add_option("-p,--pixel_format", pixel_format,
                      "Chroma format of raw input: 420, 422, 444 or 400")
@@ -106,13 +124,16 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                  "Worker threads besides the main thread, which reads and, when every frame "
                  "slot is taken and N is below the core count, computes too (0 = compute on "
                  "the main thread only; the default, as libvmaf's)")
-      ->check(CLI::Range(0u, 1024u));
+      ->check(whole_number(0, 1024));
   app.add_option("--subsample", s.subsample, "Score every N-th frame")
-      ->check(CLI::Range(1u, 1u << 30));
-  app.add_option("--frame_cnt", s.frame_cnt, "Score at most N frames");
-  app.add_option("--frame_skip_ref", s.frame_skip_ref, "Drop this many leading reference frames");
+      ->check(whole_number(1, 1 << 30));
+  app.add_option("--frame_cnt", s.frame_cnt, "Score at most N frames")
+      ->check(whole_number(0, 4294967295LL));
+  app.add_option("--frame_skip_ref", s.frame_skip_ref, "Drop this many leading reference frames")
+      ->check(whole_number(0, 4294967295LL));
   app.add_option("--frame_skip_dist", s.frame_skip_dist,
-                 "Drop this many leading distorted frames");
+                 "Drop this many leading distorted frames")
+      ->check(whole_number(0, 4294967295LL));
   app.add_option("--precision", s.precision,
                  "Number format: 'max' (%.17g, round-trips) or N significant digits "
                  "(default: libvmaf's %.6f)");
@@ -132,7 +153,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                  "cpu, cuda, vulkan or auto (CUDA, else Vulkan, else CPU) (default: cpu)")
       ->check(CLI::IsMember({"cpu", "cuda", "vulkan", "auto"}));
   app.add_option("--gpu", s.gpu, "GPU index among the backend's devices (CUDA or Vulkan)")
-      ->check(CLI::Range(0, 255));
+      ->check(whole_number(0, 255));
   app.add_option("--hwdec", s.hwdec,
                  "Decoding of compressed input: auto (NVDEC on the --gpu device with --backend "
                  "cuda where it can: H.264, HEVC, VP9, AV1 at 4:2:0; else the CPU), nvdec "
