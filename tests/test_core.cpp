@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Options, feature names, pooling and output formatting.
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 
@@ -11,10 +13,65 @@
 #include "vqe/output.h"
 #include "vqe/error.h"
 #include "vqe/feature_collector.h"
+#include "core/large_buffer.h"
 #include "core/options.h"
+#include "vqe/picture.h"
 
 namespace vqe {
 namespace {
+
+TEST(LargeBuffer, BlocksAreZeroedAlignedWritableAndOffsetFromOneAnother) {
+  // Sizes around the threshold and a 1080p plane of 32-bit sums.
+  for (const std::size_t n : {std::size_t{1000}, kLargeBlockBytes / 2 - 1, kLargeBlockBytes / 2,
+                              std::size_t{1920} * 1080}) {
+    LargeVector<std::uint16_t> a(n), b(n);
+    for (const auto* v : {&a, &b}) {
+      if (n * 2 >= kLargeBlockBytes) {  // small blocks: operator new's alignment
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v->data()) % 64, 0u) << n;
+      }
+      EXPECT_TRUE(std::all_of(v->begin(), v->end(), [](std::uint16_t x) { return x == 0; })) << n;
+    }
+    std::fill(a.begin(), a.end(), std::uint16_t{0xABCD});
+    std::fill(b.begin(), b.end(), std::uint16_t{0x1234});
+    EXPECT_EQ(a.back(), 0xABCD);
+    EXPECT_EQ(b.front(), 0x1234);
+    if (kLargeBlocksMapped && n * 2 >= kLargeBlockBytes) {
+      // Successive large blocks start at different offsets into their
+      // 2 MiB pages (no shared cache sets row for row).
+      const auto offset = [](const void* p) {
+        return reinterpret_cast<std::uintptr_t>(p) % kHugePageBytes;
+      };
+      EXPECT_NE(offset(a.data()), offset(b.data()));
+      EXPECT_LT(offset(a.data()), kLargeBlockSlack);
+    }
+    a.resize(n * 3);  // reallocation: copied, and the old block returned
+    EXPECT_EQ(a[n - 1], 0xABCD);
+    EXPECT_EQ(a[n], 0);
+  }
+  // A mapping holds the block and the room before it, in whole 4 KiB pages.
+  EXPECT_EQ(large_mapping_bytes(1), kLargeBlockSlack + 4096);
+  EXPECT_EQ(large_mapping_bytes(kHugePageBytes), kHugePageBytes + kLargeBlockSlack);
+}
+
+TEST(LargeBuffer, LargePicturesAreZeroedAlignedAndMovable) {
+  for (const VideoFormat f : {VideoFormat{1920, 1080, 8, ChromaFormat::k420},
+                              VideoFormat{3840, 2160, 10, ChromaFormat::k444},
+                              VideoFormat{64, 48, 8, ChromaFormat::k420}}) {
+    Picture pic(f);
+    for (int p = 0; p < pic.num_planes(); ++p) {
+      const Plane& plane = pic.plane(p);
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(plane.data) % 64, 0u);
+      const std::size_t bytes = static_cast<std::size_t>(plane.stride) * plane.height;
+      EXPECT_TRUE(std::all_of(plane.data, plane.data + bytes, [](std::uint8_t x) { return x == 0; }));
+      std::fill(plane.data, plane.data + bytes, std::uint8_t{0x5A});
+    }
+    Picture moved(std::move(pic));
+    const Plane& last = moved.plane(moved.num_planes() - 1);
+    EXPECT_EQ(last.data[static_cast<std::size_t>(last.stride) * last.height - 1], 0x5A);
+    moved = Picture(f);  // the first block returned, a fresh one zeroed
+    EXPECT_EQ(moved.plane(0).data[0], 0);
+  }
+}
 
 using T = OptionSpec::Type;
 const std::vector<OptionSpec> kSpecs = {

@@ -654,6 +654,51 @@ TEST(ParallelReading, EqualsSequentialReadingWithSkipsIrregularFramesAndLengths)
   }
 }
 
+TEST(Reader, FileReadsStraightIntoPicturesEqualStreamReads) {
+  // A regular file's frames are read with pread() straight into the picture
+  // until a FRAME line of another length; a stream (a pipe) reads through
+  // its buffer. Same frames, in the same order, with luma-only and whole
+  // reads mixed, and the same refusal of a truncated last frame.
+  const VideoFormat f{40, 36, 10, ChromaFormat::k420};
+  std::string bytes = moving_y4m("YUV4MPEG2 W40 H36 C420p10", f, 7, 2);
+  std::size_t at = 0;
+  for (int n = 0; n <= 4; ++n) at = bytes.find("FRAME\n", at + 1);
+  bytes.replace(at, 6, "FRAME XA=1\n");  // frame 4 (0-based) irregular
+  for (const bool cut : {false, true}) {
+    const std::string content = cut ? bytes.substr(0, bytes.size() - 7) : bytes;
+    const auto path = write_temp(cut ? "direct_cut.y4m" : "direct.y4m", content);
+    auto file = open_video(path.string(), nullptr);
+    ASSERT_TRUE(file->random_access());
+    std::FILE* memory = fmemopen(const_cast<char*>(content.data()), content.size(), "rb");
+    ASSERT_NE(memory, nullptr);
+    OpenedInput in;
+    in.stream = ByteStream::from_file(memory, "memory.y4m");
+    auto stream = make_y4m_reader("memory.y4m", std::move(in), nullptr);
+    ASSERT_FALSE(stream->random_access());
+    Picture a, b;
+    for (int n = 0; n < 7; ++n) {
+      const int planes = n % 2 ? 1 : 3;
+      if (cut && n == 6) {
+        expect_error_containing([&] { file->read_planes(a, planes); }, "frame 6 is truncated");
+        expect_error_containing([&] { stream->read_planes(b, planes); }, "frame 6 is truncated");
+        break;
+      }
+      ASSERT_TRUE(file->read_planes(a, planes)) << n;
+      ASSERT_TRUE(stream->read_planes(b, planes)) << n;
+      for (int p = 0; p < planes; ++p)
+        for (int y = 0; y < a.plane(p).height; ++y)
+          ASSERT_EQ(0, std::memcmp(a.plane(p).row<std::uint8_t>(y),
+                                   b.plane(p).row<std::uint8_t>(y), a.plane(p).width * 2))
+              << "frame " << n << " plane " << p << " row " << y;
+    }
+    if (!cut) {
+      EXPECT_FALSE(file->read(a));
+      EXPECT_FALSE(stream->read(b));
+      EXPECT_EQ(file->frames_read(), 7u);
+    }
+  }
+}
+
 TEST(ParallelReading, LumaOnlyReadingStillRefusesATruncatedFrame) {
   const VideoFormat f{40, 36, 8, ChromaFormat::k420};
   const std::string good = moving_y4m("YUV4MPEG2 W40 H36 C420jpeg", f, 4, 1);

@@ -21,7 +21,8 @@ std::uint8_t* map_large(std::size_t bytes, std::size_t& mapped) {
   if (bytes > SIZE_MAX - 3 * kHugePageBytes) return nullptr;
   mapped = large_mapping_bytes(bytes);
   // One huge page more than needed, then the unaligned head and the tail
-  // given back: the kernel backs only aligned 2 MiB ranges with huge pages.
+  // given back: the kernel backs only aligned 2 MiB ranges with huge pages
+  // (the block's last, partial one stays in ordinary pages).
   const std::size_t span = mapped + kHugePageBytes;
   void* raw = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) return nullptr;

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
 /// @file Memory for large buffers (pictures, whole-frame planes of the
-/// kernels) in transparent huge pages: a 1080p plane then takes one or two
-/// page faults and TLB entries instead of hundreds. Measured on this
-/// project's 2-core virtual machine, where page faults are dear: a 1080p
-/// VMAF job 9-16 % faster with huge-page pictures.
+/// kernels) in mappings of their own that start on a 2 MiB boundary, with
+/// transparent huge pages asked for: the whole 2 MiB pages inside a block
+/// then take one page fault and TLB entry each instead of 512; the tail
+/// stays in ordinary pages, so a block costs no more memory than its size.
+/// Successive blocks start at different small offsets, so that rows of two
+/// pictures do not fall in the same cache sets. Measured (docs/benchmarks.md,
+/// "Huge pages and reads straight into the frames"): 1080p VMAF jobs 4-10 %
+/// faster on this project's 2-core virtual machine, where page faults are
+/// dear, and 5-14 % on the H200 host's Xeon.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,22 +37,23 @@ inline constexpr bool kLargeBlocksMapped = true;
 /// The huge page size this file maps in (x86-64 and Arm64 Linux).
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 /// Blocks of at least this many bytes go to map_large() (where
-/// kLargeBlocksMapped): a 1080p plane of 8-bit samples and the 16-bit
-/// half-size planes of the VIF and ADM kernels at 1080p (1.04 MB) are.
+/// kLargeBlocksMapped): 1080p pictures and the 16-bit half-size planes of
+/// the VIF and ADM kernels at 1080p (1.04 MB) are.
 inline constexpr std::size_t kLargeBlockBytes = std::size_t{768} << 10;
 
 /// Room a mapping keeps before its block (the block's offset, which differs
 /// from one block to the next so that blocks do not share cache sets).
 inline constexpr std::size_t kLargeBlockSlack = std::size_t{64} << 10;
 
-/// Bytes map_large() maps for a block of `bytes` bytes.
+/// Bytes map_large() maps for a block of `bytes` bytes: the block and the
+/// room before it, in whole 4 KiB pages.
 constexpr std::size_t large_mapping_bytes(std::size_t bytes) {
-  return (bytes + kLargeBlockSlack + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  return (bytes + kLargeBlockSlack + 4095) / 4096 * 4096;
 }
 
 /// Zeroed memory of at least `bytes` bytes, 64-byte aligned, in a mapping of
-/// whole 2 MiB-aligned pages (`mapped` receives its size,
-/// large_mapping_bytes(bytes), which unmap_large() needs) with transparent
+/// its own that starts on a 2 MiB boundary (`mapped` receives its size,
+/// large_mapping_bytes(bytes), which unmap_large() needs), with transparent
 /// huge pages asked for (madvise; only advice: where the system has none,
 /// ordinary pages). Null when the system refuses the mapping (out of
 /// memory). Thread-safe.

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/large_buffer.h"
 #include "vqe/error.h"
 
 namespace vqe {
@@ -65,7 +66,13 @@ void validate_format(const VideoFormat& f, const std::string& what) {
                             f.bit_depth));
 }
 
-void Picture::FreeDeleter::operator()(std::uint8_t* p) const { std::free(p); }
+void Picture::FreeDeleter::operator()(std::uint8_t* p) const {
+  if (mapped)
+    unmap_large(p, mapped);
+  else
+    std::free(p);
+}
+
 
 Picture::Picture(const VideoFormat& format) : format_(format) {
   validate_format(format, "picture");
@@ -82,15 +89,21 @@ Picture::Picture(const VideoFormat& format) : format_(format) {
     offsets[p] = total;
     total += static_cast<std::size_t>(plane.stride) * plane.height;
   }
-  // calloc, not aligned_alloc + memset: a large block comes zeroed from the
-  // system (fresh pages), so pages nobody writes are never touched, and a
-  // frame that a truncated input leaves unfilled costs no memory.
-  auto* raw = static_cast<std::uint8_t*>(std::calloc(total + static_cast<std::size_t>(kAlign), 1));
+  std::size_t mapped = 0;
+  // A large picture in huge pages (core/large_buffer.h), else from calloc:
+  // a large block comes zeroed from the system (fresh pages), so pages
+  // nobody writes are never touched, and a frame that a truncated input
+  // leaves unfilled costs no memory.
+  auto* raw = kLargeBlocksMapped && total >= kLargeBlockBytes ? map_large(total, mapped) : nullptr;
+  if (!raw) {
+    mapped = 0;
+    raw = static_cast<std::uint8_t*>(std::calloc(total + static_cast<std::size_t>(kAlign), 1));
+  }
   if (!raw)
     throw Error(fmt::format("out of memory: cannot allocate a {}x{} {}-bit {} picture ({} MiB)",
                             format.width, format.height, format.bit_depth,
                             to_string(format.chroma), (total + (1 << 20) - 1) >> 20));
-  storage_.reset(raw);
+  storage_ = std::unique_ptr<std::uint8_t, FreeDeleter>(raw, FreeDeleter{mapped});
   const auto misalign = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(raw) % static_cast<std::uintptr_t>(kAlign));
   std::uint8_t* mem = raw + (misalign ? static_cast<std::size_t>(kAlign) - misalign : 0);
   for (int p = 0; p < format.num_planes(); ++p) planes_[p].data = mem + offsets[p];

@@ -206,6 +206,23 @@ void VideoReader::read_plane(Plane& plane, int plane_index) {
 }
 
 bool VideoReader::read_planes(Picture& picture, int planes) {
+  if (random_access_ && !irregular_) {
+    switch (read_at(frames_read_, picture, planes)) {
+      case FrameAt::kRead:
+        ++frames_read_;
+        stream_behind_ = true;
+        return true;
+      case FrameAt::kEnd:
+        return false;
+      case FrameAt::kIrregular:
+        irregular_ = true;  // in order from here, through the stream
+        break;
+    }
+  }
+  if (stream_behind_) {
+    stream_behind_ = false;
+    seek(frames_read_);
+  }
   if (!begin_frame()) return false;
   if (!(picture.format() == format_)) picture = Picture(format_);
   const int n = std::clamp(planes, 1, picture.num_planes());
@@ -332,6 +349,7 @@ unsigned VideoReader::frame_count_hint() const {
 
 void VideoReader::seek(unsigned index) {
   if (!random_access_) throw Error(fmt::format("{}: no random access", path_));
+  stream_behind_ = false;
   stream_->seek(frame_offset(index));
   // position() now counts from the file's start; the stream's own start is
   // where it counted from before.

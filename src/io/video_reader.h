@@ -80,6 +80,12 @@ class VideoReader : public FrameSource {
   std::uint64_t stream_start_ = 0;  // the file offset at which position() counts 0
   std::uint64_t data_start_ = 0;
   std::size_t frame_header_ = 0;  // bytes of each FRAME line (with '\n')
+  // read_planes() reads a regular file's frames with read_at() (straight
+  // into the picture, no copy out of stream_'s buffer) until a frame is not
+  // where the first FRAME line's length puts it (`irregular_`); stream_ is
+  // then moved to that frame (`stream_behind_`: it was not moved along).
+  bool irregular_ = false;
+  bool stream_behind_ = false;
 };
 
 /// Reads a Y4M input from `input` (header first). Throws vqe::Error on a bad

@@ -35,6 +35,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/large_buffer.h"
 #include "features/adm/adm_csf.h"
 #include "features/adm/adm_kernels.h"
 #include "vqe/picture.h"
@@ -163,7 +164,7 @@ class IntegerAdm {
   /// stride1_ (levels 1-3), in samples.
   template <typename T>
   struct Bands {
-    std::vector<T> a, h, v, d;
+    LargeVector<T> a, h, v, d;  // large: huge pages (core/large_buffer.h)
     T* orient(int theta) { return theta == 0 ? h.data() : theta == 1 ? v.data() : d.data(); }
     const T* orient(int theta) const {
       return theta == 0 ? h.data() : theta == 1 ? v.data() : d.data();
@@ -258,11 +259,11 @@ class IntegerAdm {
 
   // Level 0 (16-bit).
   Bands<std::int16_t> ref16_, dis16_, restored16_, additive16_;
-  std::vector<std::int32_t> mask_sum0_, centre_sum0_;  ///< masker terms, Σ over h, v, d
+  LargeVector<std::int32_t> mask_sum0_, centre_sum0_;  ///< masker terms, Σ over h, v, d
   // Levels 1–3 (32-bit).
   Bands<std::int32_t> ref32_, dis32_, restored32_, additive32_;
-  std::vector<std::int32_t> mask_sum1_, centre_sum1_;
-  std::vector<std::int32_t> ll_ref_, ll_dis_;  ///< LL band of levels 1-2 feeding the next
+  LargeVector<std::int32_t> mask_sum1_, centre_sum1_;
+  LargeVector<std::int32_t> ll_ref_, ll_dis_;  ///< LL band of levels 1-2 feeding the next
   std::size_t band0_ = 0, band1_ = 0;           ///< samples per band, level 0 and 1-3
   std::vector<std::unique_ptr<StreamScratch>> scratch_;  ///< per tile slot
 };

@@ -25,6 +25,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/large_buffer.h"
 #include "vqe/cpu.h"
 #include "vqe/picture.h"
 #include "core/tiles.h"
@@ -248,10 +249,10 @@ struct ReferenceFrame {
   struct Scale {
     int width = 0;   ///< the scale's size
     int height = 0;
-    std::vector<std::uint32_t> mu1;    ///< RefRows::mu1, stride width (empty: skipped)
-    std::vector<std::int32_t> sigma1;  ///< RefRows::sigma1, stride width (empty: skipped)
+    LargeVector<std::uint32_t> mu1;    ///< RefRows::mu1, stride width (empty: skipped)
+    LargeVector<std::int32_t> sigma1;  ///< RefRows::sigma1, stride width (empty: skipped)
     ScaleSums sums;                    ///< den_log and den_non_log of the whole scale
-    std::vector<std::uint16_t> image;  ///< the decimated reference (scales 1..3), stride width
+    LargeVector<std::uint16_t> image;  ///< the decimated reference (scales 1..3), stride width
   };
   std::array<Scale, kNumScales> scale{};
   int bit_depth = 0;         ///< of the video (scale 0's samples)
@@ -321,8 +322,8 @@ class IntegerVifKernel {
   struct Image {
     int width = 0;
     int height = 0;
-    std::vector<std::uint16_t> ref;
-    std::vector<std::uint16_t> dis;
+    LargeVector<std::uint16_t> ref;  // large: huge pages (core/large_buffer.h)
+    LargeVector<std::uint16_t> dis;
   };
 
   double enhn_gain_limit_;
