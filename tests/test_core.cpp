@@ -35,7 +35,7 @@ TEST(LargeBuffer, BlocksAreZeroedAlignedWritableAndOffsetFromOneAnother) {
     std::fill(b.begin(), b.end(), std::uint16_t{0x1234});
     EXPECT_EQ(a.back(), 0xABCD);
     EXPECT_EQ(b.front(), 0x1234);
-    if (kLargeBlocksMapped && n * 2 >= kLargeBlockBytes) {
+    if (maps_large(n * 2)) {
       // Successive large blocks start at different offsets into their
       // 2 MiB pages (no shared cache sets row for row).
       const auto offset = [](const void* p) {

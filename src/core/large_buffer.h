@@ -7,9 +7,10 @@
 /// stays in ordinary pages, so a block costs no more memory than its size.
 /// Successive blocks start at different small offsets, so that rows of two
 /// pictures do not fall in the same cache sets. Measured (docs/benchmarks.md,
-/// "Huge pages and reads straight into the frames"): 1080p VMAF jobs 4-10 %
-/// faster on this project's 2-core virtual machine, where page faults are
-/// dear, and 5-14 % on the H200 host's Xeon.
+/// "Huge pages and reads straight into the frames", variant 3): 1080p VMAF
+/// jobs about 4-7 % faster on this project's 2-core virtual machine, where
+/// page faults are dear (not measured on the H200 host's Xeon; a variant
+/// that rounded blocks up to whole huge pages was 5-14 % faster there).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -38,8 +39,14 @@ inline constexpr bool kLargeBlocksMapped = true;
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 /// Blocks of at least this many bytes go to map_large() (where
 /// kLargeBlocksMapped): 1080p pictures and the 16-bit half-size planes of
-/// the VIF and ADM kernels at 1080p (1.04 MB) are.
+/// the VIF and ADM kernels at 1080p (1.04 MB) are (blocks under 2 MiB get
+/// no huge page, only their offset).
 inline constexpr std::size_t kLargeBlockBytes = std::size_t{768} << 10;
+
+/// Whether a block of `bytes` bytes goes to map_large() (else to the heap).
+constexpr bool maps_large(std::size_t bytes) {
+  return kLargeBlocksMapped && bytes >= kLargeBlockBytes;
+}
 
 /// Room a mapping keeps before its block (the block's offset, which differs
 /// from one block to the next so that blocks do not share cache sets).
@@ -61,9 +68,9 @@ std::uint8_t* map_large(std::size_t bytes, std::size_t& mapped);
 /// Returns a block of map_large() (`mapped` as it said).
 void unmap_large(void* block, std::size_t mapped) noexcept;
 
-/// A std::allocator whose blocks of kLargeBlockBytes or more come from
-/// map_large() (where kLargeBlocksMapped); others from operator new. Stateless; throws
-/// std::bad_alloc when memory runs out.
+/// A std::allocator whose blocks come from map_large() where maps_large()
+/// says so, others from operator new. Stateless; throws std::bad_alloc when
+/// memory runs out.
 template <class T>
 struct LargeAllocator {
   using value_type = T;
@@ -73,14 +80,14 @@ struct LargeAllocator {
   T* allocate(std::size_t n) {
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
     const std::size_t bytes = n * sizeof(T);
-    if (!kLargeBlocksMapped || bytes < kLargeBlockBytes) return std::allocator<T>().allocate(n);
+    if (!maps_large(bytes)) return std::allocator<T>().allocate(n);
     std::size_t mapped = 0;
     if (std::uint8_t* p = map_large(bytes, mapped)) return reinterpret_cast<T*>(p);
     throw std::bad_alloc();
   }
   void deallocate(T* p, std::size_t n) noexcept {
     const std::size_t bytes = n * sizeof(T);
-    if (!kLargeBlocksMapped || bytes < kLargeBlockBytes) return std::allocator<T>().deallocate(p, n);
+    if (!maps_large(bytes)) return std::allocator<T>().deallocate(p, n);
     unmap_large(p, large_mapping_bytes(bytes));
   }
   template <class U>

@@ -73,7 +73,6 @@ void Picture::FreeDeleter::operator()(std::uint8_t* p) const {
     std::free(p);
 }
 
-
 Picture::Picture(const VideoFormat& format) : format_(format) {
   validate_format(format, "picture");
   constexpr std::ptrdiff_t kAlign = 64;
@@ -94,7 +93,7 @@ Picture::Picture(const VideoFormat& format) : format_(format) {
   // a large block comes zeroed from the system (fresh pages), so pages
   // nobody writes are never touched, and a frame that a truncated input
   // leaves unfilled costs no memory.
-  auto* raw = kLargeBlocksMapped && total >= kLargeBlockBytes ? map_large(total, mapped) : nullptr;
+  auto* raw = maps_large(total) ? map_large(total, mapped) : nullptr;
   if (!raw) {
     mapped = 0;
     raw = static_cast<std::uint8_t*>(std::calloc(total + static_cast<std::size_t>(kAlign), 1));
