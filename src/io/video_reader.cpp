@@ -312,10 +312,6 @@ FrameSource::FrameAt VideoReader::read_at(unsigned index, Picture& picture, int 
   if (!(picture.format() == format_)) picture = Picture(format_);
   const int n = std::clamp(planes, 1, picture.num_planes());
   const int bps = format_.bytes_per_sample();
-  // The planes not read must be in the file all the same (a frame cut short
-  // is an error, as when every plane is read).
-  if (n < picture.num_planes() && at + format_.frame_bytes() > file_size_)
-    fail(fmt::format("frame {} is truncated (the input ends in it)", index));
   for (int p = 0; p < n; ++p) {
     Plane& plane = picture.plane(p);
     const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
@@ -337,6 +333,11 @@ FrameSource::FrameAt VideoReader::read_at(unsigned index, Picture& picture, int 
     check_samples(plane, p, index);
     at += bytes;
   }
+  // The planes not read must be in the file all the same (a frame cut short
+  // is an error, as when every plane is read; said as read_planes() says it).
+  if (n < picture.num_planes() &&
+      frame_offset(index) + frame_header_ + format_.frame_bytes() > file_size_)
+    fail(fmt::format("frame {} is truncated (the input ends in its chroma planes)", index));
   return FrameAt::kRead;
 }
 

@@ -127,7 +127,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
       ->check(whole_number(0, 1024));
   app.add_option("--subsample", s.subsample, "Score every N-th frame")
       ->check(whole_number(1, 1 << 30));
-  app.add_option("--frame_cnt", s.frame_cnt, "Score at most N frames")
+  app.add_option("--frame_cnt", s.frame_cnt, "Score at most N frames (0: every frame)")
       ->check(whole_number(0, 4294967295LL));
   app.add_option("--frame_skip_ref", s.frame_skip_ref, "Drop this many leading reference frames")
       ->check(whole_number(0, 4294967295LL));
