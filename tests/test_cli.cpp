@@ -310,6 +310,38 @@ TEST(Cli, InterruptedLadderLeavesNoTraceAndIgnoredHangupStaysIgnored) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, InterruptedLadderOfManyEncodesLeavesNoTrace) {
+  // More outputs than the signal handler once had room for (64).
+  const fs::path dir = write_temp("ladder_many", "").string() + ".d";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  constexpr int kEncodes = 70;
+  std::vector<std::string> args = {"-r", "/dev/zero"};
+  for (int i = 0; i < kEncodes; ++i) {
+    const fs::path encode = dir / ((i < 10 ? "e0" : "e") + std::to_string(i) + ".yuv");
+    fs::create_symlink("/dev/zero", encode);
+    args.insert(args.end(), {"-d", encode.string()});
+  }
+  args.insert(args.end(), {"-w", "16", "-h", "16", "-n", "--feature", "psnr", "-q", "-o",
+                           (dir / "out_{name}.json").string()});
+  const pid_t pid = spawn_cli(args);
+  const auto temporaries = [&] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(dir))
+      n += e.path().filename().string().rfind(".out_e", 0) == 0 ? 1 : 0;
+    return n;
+  };
+  for (int i = 0; i < 200 && temporaries() < kEncodes; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(temporaries(), kEncodes);
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  EXPECT_EQ(temporaries(), 0);
+  fs::remove_all(dir);
+}
+
 // --- inputs by content -----------------------------------------------------
 
 TEST(Cli, PipesAndStandardInputScoreLikeFiles) {
@@ -338,12 +370,26 @@ TEST(Cli, PipesAndStandardInputScoreLikeFiles) {
   }
 }
 
+TEST(Cli, MessagesNameStandardInputAndEscapeControlCharacters) {
+  auto dist = write_temp("names_dist.y4m", y4m(8, 6, "420", 2));
+  auto r = run_cli("-r - -d " + dist.string() + " -n --feature psnr -q", "printf garbage");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("vqe: error: standard input: not a Y4M file"), std::string::npos) << r.err;
+  // A file name holding a terminal escape sequence is printed escaped.
+  auto odd = write_temp("names_\x1b[31m.y4m", "garbage");
+  r = run_cli("-r '" + odd.string() + "' -d " + dist.string() + " -n --feature psnr -q");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("names_\\x1b[31m.y4m: not a Y4M file"), std::string::npos) << r.err;
+  fs::remove(odd);
+}
+
 TEST(Cli, OneStreamIsNotBothInputs) {
   auto ref = write_temp("stream_ref.y4m", y4m(8, 6, "420", 2));
   const std::string feed = "cat " + ref.string();
   auto r = run_cli("-r - -d - -n --feature psnr -q", feed);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("both read standard input"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("both inputs read standard input"), std::string::npos) << r.err;
   r = run_cli("-r - -d /dev/stdin -n --feature psnr -q", feed);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("are the same stream"), std::string::npos) << r.err;

@@ -132,6 +132,39 @@ TEST(Reader, BadInputsNameFileAndFrame) {
   auto garbage = write_temp("garbage.y4m", "YUV4MPEG2 W4 H4\nFRAMX\n" + std::string(24, 'a'));
   auto g = open_video(garbage.string(), nullptr);
   expect_error_containing([&] { g->read(pic); }, "expected a FRAME header");
+  // Bytes after the last whole frame: a cut FRAME line, or other bytes;
+  // the same words from a file (read with pread) and from a stream.
+  for (const auto& [tail, words] :
+       {std::pair<std::string, std::string>{"FRA", "the input ends inside frame 2's FRAME header"},
+        {"FRAME 12", "the input ends inside frame 2's FRAME header"},
+        {"abc", "the input ends with 3 bytes that are not a frame (\"abc\") after frame 1"},
+        {"\n", "expected a FRAME header, found \"\""},
+        {"x", "the input ends with 1 byte that is not a frame (\"x\") after frame 1"}}) {
+    const std::string content = good + tail;
+    auto tailed = write_temp("tailed.y4m", content);
+    auto file = open_video(tailed.string(), nullptr);
+    std::FILE* memory = fmemopen(const_cast<char*>(content.data()), content.size(), "rb");
+    ASSERT_NE(memory, nullptr);
+    OpenedInput in;
+    in.stream = ByteStream::from_file(memory, "memory.y4m");
+    auto stream = make_y4m_reader("memory.y4m", std::move(in), nullptr);
+    for (FrameSource* source : {file.get(), stream.get()}) {
+      ASSERT_TRUE(source->read(pic));
+      ASSERT_TRUE(source->read(pic));
+      expect_error_containing([&] { source->read(pic); }, words);
+    }
+  }
+  {
+    // (A regular file this short is refused at opening: shorter than one frame.)
+    std::string header_only = "YUV4MPEG2 W4 H4 C420\nzz";
+    std::FILE* memory = fmemopen(header_only.data(), header_only.size(), "rb");
+    ASSERT_NE(memory, nullptr);
+    OpenedInput in;
+    in.stream = ByteStream::from_file(memory, "memory.y4m");
+    auto h = make_y4m_reader("memory.y4m", std::move(in), nullptr);
+    expect_error_containing([&] { h->read(pic); },
+                            "2 bytes that are not a frame (\"zz\") after the header");
+  }
   // Header never ends.
   auto endless = write_temp("endless.y4m", "YUV4MPEG2 W4 H4 " + std::string(70000, 'X'));
   expect_error_containing([&] { open_video(endless.string(), nullptr); }, "longer than");
@@ -276,7 +309,7 @@ TEST(Pairing, OneStreamCannotBeBothInputs) {
   expect_error_containing([&] { check_separate_inputs("a", pipe, "b", pipe); },
                           "a and b are the same stream");
   expect_error_containing([&] { check_separate_inputs("-", stdin_file, "-", stdin_file); },
-                          "both read standard input");
+                          "both inputs read standard input");
   EXPECT_NO_THROW(check_separate_inputs("a", pipe, "b", other_pipe));
   EXPECT_NO_THROW(check_separate_inputs("a", file, "b", file));
   EXPECT_NO_THROW(check_separate_inputs("-", stdin_file, "/dev/stdin", file));

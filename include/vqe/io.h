@@ -47,7 +47,7 @@ class FrameSource {
   virtual ~FrameSource() = default;
   /// Format of every frame.
   virtual const VideoFormat& format() const = 0;
-  /// The name used in messages (the path given, "-" for standard input).
+  /// The name used in messages (the path given; "standard input" for "-").
   virtual const std::string& path() const = 0;
   /// Frames returned so far (including skipped ones).
   virtual unsigned frames_read() const = 0;

@@ -23,6 +23,8 @@ namespace vqe {
 namespace {
 
 constexpr std::string_view kY4mMagic = "YUV4MPEG2";
+// What messages call the input "-".
+constexpr std::string_view kStandardInputName = "standard input";
 // Bytes libavformat's probe sees (its own probes read up to 1 MiB; the
 // first 64 KiB decide for every container VQE expects).
 constexpr std::size_t kProbeBytes = 64 * 1024;
@@ -75,7 +77,8 @@ OpenedInput open_input(const std::string& path) {
       in.start = static_cast<std::uint64_t>(at);
     }
   }
-  in.stream = ByteStream::from_fd(fd, !is_stdin, path);
+  in.stream =
+      ByteStream::from_fd(fd, !is_stdin, is_stdin ? std::string(kStandardInputName) : path);
   return in;
 }
 
@@ -91,9 +94,8 @@ std::optional<FileIdentity> file_identity(const std::string& path) {
 void check_separate_inputs(const std::string& a_name, const FileIdentity& a,
                            const std::string& b_name, const FileIdentity& b) {
   if (a.standard_input && b.standard_input)
-    throw Error(fmt::format("{} and {} both read standard input: give each input its own file or "
-                            "stream",
-                            a_name, b_name));
+    throw Error(fmt::format("{} read standard input: give each input its own file or stream",
+                            a_name == b_name ? "both inputs" : a_name + " and " + b_name + " both"));
   if (a.same_file(b) && !(a.reopenable && b.reopenable))
     throw Error(fmt::format("{} and {} are the same stream (a pipe, FIFO or socket): the two "
                             "inputs would share its frames; give each input its own file or stream",
@@ -109,11 +111,13 @@ std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoP
                                         const WarningHandler& on_warning,
                                         const DecodeOptions& decode) {
   OpenedInput in = open_input(path);
+  // Messages name standard input in words.
+  const std::string name = path == "-" ? std::string(kStandardInputName) : path;
   const std::string_view head = in.stream->peek(kY4mMagic.size() + 1);
-  if (head.empty()) throw Error(fmt::format("{}: is empty", path));
+  if (head.empty()) throw Error(fmt::format("{}: is empty", name));
   const bool y4m = head.substr(0, kY4mMagic.size()) == kY4mMagic &&
                    (head.size() == kY4mMagic.size() || head.back() == ' ' || head.back() == '\n');
-  if (y4m) return make_y4m_reader(path, std::move(in), on_warning);
+  if (y4m) return make_y4m_reader(name, std::move(in), on_warning);
   // Compressed files (MP4, MKV, WebM, IVF, elementary streams) through
   // FFmpeg's libraries, which open them by path: regular files only. With
   // a raw shape given, a .yuv/.raw name or content libavformat does not
@@ -144,14 +148,14 @@ std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoP
     throw Error(fmt::format("{}: not a Y4M file (it starts with \"{}\", not \"YUV4MPEG2 \"){}; raw "
                             "YUV input needs its width, height, pixel format and bit depth "
                             "(-w, -h, -p, -b)",
-                            path, printable(in.stream->peek(16), 16),
+                            name, printable(in.stream->peek(16), 16),
                             compressed_input_available() && !raw_name
                                 ? " nor a file FFmpeg's libraries read"
                             : regular && !raw_name && !ffmpeg_problem.empty()
                                 ? " (and " + ffmpeg_problem + ")"
                                 : std::string()));
   }
-  return make_raw_reader(path, std::move(in), *raw);
+  return make_raw_reader(name, std::move(in), *raw);
 }
 
 }  // namespace vqe

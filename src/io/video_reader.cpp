@@ -56,8 +56,11 @@ int parse_dimension(const std::string& value, char tag, const std::string& path)
 
 // Reads one '\n'-terminated line into `line`. Returns false at the end of
 // the input before any byte. Throws if the line exceeds kMaxHeaderBytes or
-// the input ends inside it.
-bool read_line(ByteStream& in, std::string& line, const std::string& path, const char* what) {
+// the input ends inside it; with `unterminated`, a line the input ends inside
+// is returned instead (true) and *unterminated says so.
+bool read_line(ByteStream& in, std::string& line, const std::string& path, const char* what,
+               bool* unterminated = nullptr) {
+  if (unterminated) *unterminated = false;
   line.clear();
   int c;
   while ((c = in.get()) >= 0) {
@@ -67,6 +70,10 @@ bool read_line(ByteStream& in, std::string& line, const std::string& path, const
     line.push_back(static_cast<char>(c));
   }
   if (line.empty()) return false;
+  if (unterminated) {
+    *unterminated = true;
+    return true;
+  }
   throw Error(fmt::format("{}: the input ends inside the {}", path, what));
 }
 
@@ -102,7 +109,20 @@ class Y4mReader final : public VideoReader {
 
  protected:
   bool begin_frame() override {
-    if (!read_line(*stream_, line_, path_, "FRAME header")) return false;
+    bool unterminated = false;
+    if (!read_line(*stream_, line_, path_, "FRAME header", &unterminated)) return false;
+    if (unterminated) {
+      // Bytes after the last frame, without a newline: a cut FRAME line, or
+      // something else appended to the file.
+      const std::size_t n = std::min(line_.size(), kFrameMarker.size());
+      if (line_.compare(0, n, kFrameMarker, 0, n) == 0)
+        fail(fmt::format("the input ends inside frame {}'s FRAME header", frames_read_));
+      fail(fmt::format("the input ends with {} that {} not a frame (\"{}\") after {}",
+                       line_.size() == 1 ? "1 byte" : fmt::format("{} bytes", line_.size()),
+                       line_.size() == 1 ? "is" : "are", printable(line_, 16),
+                       frames_read_ == 0 ? std::string("the header")
+                                         : fmt::format("frame {}", frames_read_ - 1)));
+    }
     if (line_.compare(0, kFrameMarker.size(), kFrameMarker) != 0 ||
         (line_.size() > kFrameMarker.size() && line_[kFrameMarker.size()] != ' '))
       fail(fmt::format("frame {}: expected a FRAME header, found \"{}\"", frames_read_,

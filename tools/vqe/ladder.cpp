@@ -94,7 +94,8 @@ int run_ladder_command(LadderCommand command) {
     if (!outcomes[i].result) {
       // Messages about the file itself already start with its path.
       const bool named = error.rfind(paths[i] + ":", 0) == 0;
-      std::cerr << fmt::format("vqe: error: {}{}\n", named ? "" : paths[i] + ": ", error);
+      std::cerr << terminal_safe(
+          fmt::format("vqe: error: {}{}\n", named ? "" : paths[i] + ": ", error));
       status = 1;
       continue;
     }
@@ -108,7 +109,8 @@ int run_ladder_command(LadderCommand command) {
     if (to_files) {
       vqe::write_output(outputs[i]->stream(), result.features, info);
       outputs[i]->commit();
-      if (command.verbose) std::cerr << fmt::format("{}: {}\n", paths[i], outputs[i]->path());
+      if (command.verbose)
+        std::cerr << terminal_safe(fmt::format("{}: {}\n", paths[i], outputs[i]->path()));
     } else {
       std::cout << fmt::format("{}:\n", paths[i]);
       for (const std::string& name : result.features.names())

@@ -36,7 +36,7 @@ bool g_progress_open = false;
 void print_line(const std::string& line) {
   if (g_progress_open) std::cerr << "\n";
   g_progress_open = false;
-  std::cerr << line << "\n";
+  std::cerr << terminal_safe(line) << "\n";
 }
 
 // "1:02:03" or "2:03": a duration for the progress line.

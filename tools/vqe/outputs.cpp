@@ -4,8 +4,11 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cstring>
+#include <algorithm>
+#include <atomic>
 #include <iostream>
+#include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -13,10 +16,17 @@ namespace vqe::cli {
 namespace {
 
 // The temporary files a signal handler removes (-o and --html, or a
-// ladder's outputs; async-signal-safe: fixed buffers and unlink()).
-constexpr std::size_t kMaxPending = 64;
-char g_pending[kMaxPending][4096];
-volatile sig_atomic_t g_pending_count = 0;
+// ladder's outputs). The handler reads an immutable list through one atomic
+// pointer and calls only unlink(), so it is async-signal-safe; the main
+// thread replaces the whole list on every change.
+struct PendingList {
+  std::vector<std::string> paths;
+  std::vector<const char*> c_paths;  // paths' c_str(), what the handler reads
+};
+std::atomic<const PendingList*> g_pending{nullptr};
+static_assert(std::atomic<const PendingList*>::is_always_lock_free);
+std::vector<std::string> g_watched;                     // main thread only
+std::vector<std::unique_ptr<PendingList>> g_published;  // every list since the last empty one
 // The signals whose default action ends the process (core dumps aside).
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
                             SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ};
@@ -24,20 +34,39 @@ struct sigaction g_previous[std::size(kSignals)];
 bool g_handled[std::size(kSignals)];
 
 extern "C" void remove_pending_and_die(int sig) {
-  for (sig_atomic_t i = 0; i < g_pending_count; ++i)
-    if (g_pending[i][0]) ::unlink(g_pending[i]);
+  if (const PendingList* list = g_pending.load())
+    for (const char* path : list->c_paths) ::unlink(path);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
 
+// Publishes g_watched as the handler's list.
+void publish_watched() {
+  auto list = std::make_unique<PendingList>();
+  list->paths = g_watched;
+  for (const std::string& path : list->paths) list->c_paths.push_back(path.c_str());
+  g_pending.store(list.get());
+  g_published.push_back(std::move(list));
+}
+
 }  // namespace
 
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out.push_back(ch);
+  }
+  return out;
+}
+
 void watch_temporary(const std::string& temporary) {
-  if (temporary.empty() || temporary.size() >= sizeof(g_pending[0]) ||
-      g_pending_count >= static_cast<sig_atomic_t>(kMaxPending))
-    return;
-  std::memcpy(g_pending[g_pending_count], temporary.c_str(), temporary.size() + 1);
-  if (g_pending_count == 0) {
+  if (temporary.empty()) return;
+  if (g_watched.empty()) {
     struct sigaction action {};
     action.sa_handler = remove_pending_and_die;
     sigemptyset(&action.sa_mask);
@@ -49,18 +78,22 @@ void watch_temporary(const std::string& temporary) {
       if (g_handled[i]) ::sigaction(kSignals[i], &action, nullptr);
     }
   }
-  g_pending_count = g_pending_count + 1;
+  g_watched.push_back(temporary);
+  publish_watched();
 }
 
 void unwatch_temporary(const std::string& temporary) {
-  for (sig_atomic_t i = 0; i < g_pending_count; ++i)
-    if (temporary == g_pending[i]) g_pending[i][0] = '\0';
-  for (sig_atomic_t i = 0; i < g_pending_count; ++i)
-    if (g_pending[i][0]) return;
-  if (g_pending_count == 0) return;
+  const auto it = std::find(g_watched.begin(), g_watched.end(), temporary);
+  if (it == g_watched.end()) return;
+  g_watched.erase(it);
+  if (!g_watched.empty()) {
+    publish_watched();
+    return;
+  }
+  g_pending.store(nullptr);
   for (std::size_t i = 0; i < std::size(kSignals); ++i)
     if (g_handled[i]) ::sigaction(kSignals[i], &g_previous[i], nullptr);
-  g_pending_count = 0;
+  g_published.clear();  // no handler of ours can start now
 }
 
 ResultOutput::ResultOutput(const Settings& settings, const Inputs& inputs) : settings_(settings) {

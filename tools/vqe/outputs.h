@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cli_options.h"
 #include "inputs.h"
@@ -14,10 +15,15 @@
 
 namespace vqe::cli {
 
+/// `text` for a terminal: control characters other than newline and tab
+/// (e.g. an escape sequence in a file name) as \xNN; other bytes, UTF-8
+/// included, as they are.
+std::string terminal_safe(std::string_view text);
+
 /// Until unwatch_temporary(`temporary`), a signal that ends the process
 /// (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1/2, SIGXCPU,
 /// SIGXFSZ; not those the caller ignores) first removes that temporary file
-/// (an OutputFile's). Up to 64 files at once; main thread only.
+/// (an OutputFile's). Any number of files at once; main thread only.
 void watch_temporary(const std::string& temporary);
 void unwatch_temporary(const std::string& temporary);
 
