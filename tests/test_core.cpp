@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <limits>
 #include <sstream>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -51,6 +55,31 @@ TEST(LargeBuffer, BlocksAreZeroedAlignedWritableAndOffsetFromOneAnother) {
   // A mapping holds the block and the room before it, in whole 4 KiB pages.
   EXPECT_EQ(large_mapping_bytes(1), kLargeBlockSlack + 4096);
   EXPECT_EQ(large_mapping_bytes(kHugePageBytes), kHugePageBytes + kLargeBlockSlack);
+}
+
+TEST(LargeBuffer, AssignZerosLeavesAFreshBlockUntouched) {
+  const std::size_t n = std::size_t{1920} * 1080;  // 8 MB of int32 sums
+  LargeVector<std::int32_t> v;
+  assign_zeros(v, n);
+  ASSERT_EQ(v.size(), n);
+  if (maps_large(n * sizeof(std::int32_t))) {
+    // Nothing was written: no page of the block is resident yet.
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = (reinterpret_cast<std::uintptr_t>(v.data()) + page - 1) / page * page;
+    const auto end = reinterpret_cast<std::uintptr_t>(v.data() + n) / page * page;
+    std::vector<unsigned char> resident((end - begin) / page);
+    ASSERT_EQ(::mincore(reinterpret_cast<void*>(begin), end - begin, resident.data()), 0);
+    EXPECT_EQ(std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }),
+              0);
+  }
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](std::int32_t x) { return x == 0; }));
+  // A vector in use is cleared, whatever it held, at any size.
+  for (const std::size_t m : {n, n / 2, n * 2, std::size_t{100}}) {
+    std::fill(v.begin(), v.end(), 0x7777);
+    assign_zeros(v, m);
+    ASSERT_EQ(v.size(), m);
+    EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](std::int32_t x) { return x == 0; })) << m;
+  }
 }
 
 TEST(LargeBuffer, LargePicturesAreZeroedAlignedAndMovable) {

@@ -13,8 +13,11 @@
 /// that rounded blocks up to whole huge pages was 5-14 % faster there).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace vqe {
@@ -69,8 +72,11 @@ std::uint8_t* map_large(std::size_t bytes, std::size_t& mapped);
 void unmap_large(void* block, std::size_t mapped) noexcept;
 
 /// A std::allocator whose blocks come from map_large() where maps_large()
-/// says so, others from operator new. Stateless; throws std::bad_alloc when
-/// memory runs out.
+/// says so, others from operator new. Every block comes zeroed, and
+/// elements constructed without a value are default-initialised (for the
+/// trivial types these vectors hold: not written), so that growing an empty
+/// vector with resize() gives zeros without touching its pages (see
+/// assign_zeros()). Stateless; throws std::bad_alloc when memory runs out.
 template <class T>
 struct LargeAllocator {
   using value_type = T;
@@ -80,7 +86,11 @@ struct LargeAllocator {
   T* allocate(std::size_t n) {
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
     const std::size_t bytes = n * sizeof(T);
-    if (!maps_large(bytes)) return std::allocator<T>().allocate(n);
+    if (!maps_large(bytes)) {
+      T* p = std::allocator<T>().allocate(n);
+      std::memset(static_cast<void*>(p), 0, bytes);
+      return p;
+    }
     std::size_t mapped = 0;
     if (std::uint8_t* p = map_large(bytes, mapped)) return reinterpret_cast<T*>(p);
     throw std::bad_alloc();
@@ -89,6 +99,15 @@ struct LargeAllocator {
     const std::size_t bytes = n * sizeof(T);
     if (!maps_large(bytes)) return std::allocator<T>().deallocate(p, n);
     unmap_large(p, large_mapping_bytes(bytes));
+  }
+  /// Default-initialises (a trivial U: the block's zero stays, unwritten).
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
   template <class U>
   bool operator==(const LargeAllocator<U>&) const noexcept {
@@ -99,5 +118,18 @@ struct LargeAllocator {
 /// A vector whose storage, when large, is in huge pages (LargeAllocator).
 template <class T>
 using LargeVector = std::vector<T, LargeAllocator<T>>;
+
+/// Sets `v` to `n` zeros (as v.assign(n, 0)). A vector without storage yet
+/// gets a fresh zeroed block and nothing is written, so pages of it that are
+/// never used are never touched (no page fault, no memory). T: trivial.
+template <class T>
+void assign_zeros(LargeVector<T>& v, std::size_t n) {
+  static_assert(std::is_trivial_v<T>);
+  if (v.capacity() == 0) {
+    v.resize(n);
+  } else {
+    v.assign(n, T{});
+  }
+}
 
 }  // namespace vqe

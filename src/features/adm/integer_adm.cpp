@@ -70,12 +70,12 @@ IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& pa
   band1_ = static_cast<std::size_t>(stride1_) * rows1;
   // The LL bands feed the next level on every path; the other full bands
   // only the scalar passes (allocate_full_bands()).
-  ref16_.a.assign(band0_, 0);
-  dis16_.a.assign(band0_, 0);
-  ref32_.a.assign(band1_, 0);
-  dis32_.a.assign(band1_, 0);
-  ll_ref_.assign(band1_, 0);
-  ll_dis_.assign(band1_, 0);
+  assign_zeros(ref16_.a, band0_);
+  assign_zeros(dis16_.a, band0_);
+  assign_zeros(ref32_.a, band1_);
+  assign_zeros(dis32_.a, band1_);
+  assign_zeros(ll_ref_, band1_);
+  assign_zeros(ll_dis_, band1_);
   scratch_.resize(1);
   // Vertical-pass rows with room for the mirrored taps (1 before, 2 after)
   // and slack.
@@ -94,19 +94,19 @@ IntegerAdm::IntegerAdm(int width, int height, int bit_depth, const AdmParams& pa
 void IntegerAdm::allocate_full_bands() {
   if (!mask_sum0_.empty()) return;
   for (Bands<std::int16_t>* b : {&ref16_, &dis16_, &restored16_, &additive16_}) {
-    b->h.assign(band0_, 0);
-    b->v.assign(band0_, 0);
-    b->d.assign(band0_, 0);
+    assign_zeros(b->h, band0_);
+    assign_zeros(b->v, band0_);
+    assign_zeros(b->d, band0_);
   }
   for (Bands<std::int32_t>* b : {&ref32_, &dis32_, &restored32_, &additive32_}) {
-    b->h.assign(band1_, 0);
-    b->v.assign(band1_, 0);
-    b->d.assign(band1_, 0);
+    assign_zeros(b->h, band1_);
+    assign_zeros(b->v, band1_);
+    assign_zeros(b->d, band1_);
   }
-  mask_sum0_.assign(band0_, 0);
-  centre_sum0_.assign(band0_, 0);
-  mask_sum1_.assign(band1_, 0);
-  centre_sum1_.assign(band1_, 0);
+  assign_zeros(mask_sum0_, band0_);
+  assign_zeros(centre_sum0_, band0_);
+  assign_zeros(mask_sum1_, band1_);
+  assign_zeros(centre_sum1_, band1_);
 }
 
 IntegerAdm::StreamSums IntegerAdm::add_tiles(const StreamSums* tiles, unsigned count) {

@@ -114,8 +114,8 @@ void IntegerVifKernel::init(int width, int height, int bit_depth) {
     Image& img = images_[s];
     img.width = w;
     img.height = h;
-    img.ref.assign(static_cast<std::size_t>(w) * h, 0);
-    img.dis.assign(static_cast<std::size_t>(w) * h, 0);
+    assign_zeros(img.ref, static_cast<std::size_t>(w) * h);
+    assign_zeros(img.dis, static_cast<std::size_t>(w) * h);
   }
   ws_.init(width);
 }
