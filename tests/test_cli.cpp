@@ -384,6 +384,21 @@ TEST(Cli, MessagesNameStandardInputAndEscapeControlCharacters) {
   fs::remove(odd);
 }
 
+TEST(Cli, OneEncodeTakesTheLadderOutputPattern) {
+  // -o with {name} and one -d: the name substituted, as a ladder would.
+  auto ref = write_temp("pattern_ref.y4m", y4m(8, 6, "420", 2));
+  auto dist = write_temp("pattern_enc.y4m", y4m(8, 6, "420", 2));
+  const fs::path out = ref.parent_path() / ("pattern_out_" + dist.stem().string() + ".json");
+  fs::remove(out);
+  auto r = run_cli("-r " + ref.string() + " -d " + dist.string() +
+                   " -n --feature psnr --json -q -o " +
+                   (ref.parent_path() / "pattern_out_{name}.json").string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(ref.parent_path() / "pattern_out_{name}.json"));
+  fs::remove(out);
+}
+
 TEST(Cli, OneStreamIsNotBothInputs) {
   auto ref = write_temp("stream_ref.y4m", y4m(8, 6, "420", 2));
   const std::string feed = "cat " + ref.string();

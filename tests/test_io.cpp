@@ -128,6 +128,21 @@ TEST(Reader, BadInputsNameFileAndFrame) {
   auto short_raw = write_temp("short.yuv", std::string(10, '\0'));
   expect_error_containing([&] { open_video(short_raw.string(), &raw); },
                           "shorter than one frame");
+  // A raw file that is not a whole number of frames (a wrong width, say): the truncated
+  // frame's message asks whether the shape is right; a whole number says nothing more.
+  auto odd_raw = write_temp("odd.yuv", std::string(24 * 2 + 7, '\0'));
+  auto o2 = open_video(odd_raw.string(), &raw);
+  ASSERT_TRUE(o2->read(pic));
+  ASSERT_TRUE(o2->read(pic));
+  expect_error_containing([&] { o2->read(pic); },
+                          "frame 2 is truncated (plane 0, row 1 of 4: the input ends); its 55 "
+                          "bytes are not a whole number of 4x4 420p8 frames (24 bytes each): are "
+                          "the width, height, pixel format and bit depth (-w, -h, -p, -b) right?");
+  auto whole_raw = write_temp("whole.yuv", std::string(24 * 2, '\0'));
+  auto w2 = open_video(whole_raw.string(), &raw);
+  ASSERT_TRUE(w2->read(pic));
+  ASSERT_TRUE(w2->read(pic));
+  EXPECT_FALSE(w2->read(pic));
   // Garbage where a FRAME header belongs.
   auto garbage = write_temp("garbage.y4m", "YUV4MPEG2 W4 H4\nFRAMX\n" + std::string(24, 'a'));
   auto g = open_video(garbage.string(), nullptr);

@@ -8,6 +8,7 @@
 // 16 bits, one plane (4:0:0) or three (Y, Cb, Cr; the chroma shape gives
 // 4:2:0, 4:2:2 or 4:4:4); wrong types and shapes raise TypeError/ValueError.
 
+#include <algorithm>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -200,7 +201,29 @@ std::unique_ptr<vqe::FrameSource> open_input(const std::string& path, const py::
     throw vqe::Error(fmt::format("{}: width and height must be in 1..32768", path));
   if (p.bit_depth != 8 && p.bit_depth != 10 && p.bit_depth != 12 && p.bit_depth != 16)
     throw vqe::Error(fmt::format("{}: bitdepth must be 8, 10, 12 or 16", path));
-  return vqe::open_video(path, &p);
+  auto source = vqe::open_video(path, &p);
+  // A Y4M file's header gives its format: width and height (and a pixel_format or bitdepth
+  // other than the defaults) that say otherwise are refused, as the CLI refuses -w/-h/-p/-b.
+  if (source->container() == vqe::VideoContainer::kY4m) {
+    const vqe::VideoFormat& f = source->format();
+    std::string differ;
+    if (p.width != f.width || p.height != f.height)
+      differ += fmt::format(" width={} height={}", p.width, p.height);
+    if (p.chroma != vqe::ChromaFormat::k420 && p.chroma != f.chroma)
+      differ += fmt::format(" pixel_format={}", vqe::to_string(p.chroma));
+    if (p.bit_depth != 8 && p.bit_depth != f.bit_depth)
+      differ += fmt::format(" bitdepth={}", p.bit_depth);
+    if (!differ.empty())
+      throw vqe::Error(fmt::format("{}: is a Y4M file whose header says {}x{} {} {}-bit, "
+                                   "but{} {} otherwise: width, height, pixel_format and "
+                                   "bitdepth describe raw input; leave them out or make them "
+                                   "agree",
+                                   path, f.width, f.height, vqe::to_string(f.chroma),
+                                   f.bit_depth, differ,
+                                   std::count(differ.begin(), differ.end(), '=') > 1 ? "say"
+                                                                                     : "says"));
+  }
+  return source;
 }
 
 using Clock = std::chrono::steady_clock;

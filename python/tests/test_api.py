@@ -205,6 +205,27 @@ def test_bad_arguments_raise_clear_errors(clips, tmp_path):
         vqe.Job(bit_depth=9, features=["psnr"])
     with pytest.raises(vqe.VqeError, match="received no frame"):
         vqe.Job(models=[], features=["psnr"]).finish()
+    for depth in (10.7, "10", True):
+        with pytest.raises(TypeError, match="bit_depth must be an integer"):
+            vqe.Job(bit_depth=depth, models=[], features=["psnr"])
+
+    # A Y4M file's header gives its shape: width and height that say otherwise are refused,
+    # as the CLI refuses -w/-h; agreeing ones are accepted.
+    with pytest.raises(vqe.VqeError, match="header says 176x144 420 8-bit, but width=100 "
+                       "height=100 say otherwise"):
+        vqe.score(ref, dist, width=100, height=100)
+    with pytest.raises(vqe.VqeError, match="but bitdepth=10 says otherwise"):
+        vqe.score(ref, dist, width=176, height=144, bitdepth=10)
+    assert vqe.score(ref, dist, width=176, height=144, models=[], features=["psnr"]).frames == 20
+
+    # A name the job does not compute is a KeyError, not "not final yet" (None).
+    named = vqe.Job(models=[], features=["psnr"])
+    named.submit((y, c, c), (y, c, c))
+    named.flush()
+    assert named.score("psnr_y", 0) is not None
+    with pytest.raises(KeyError, match="'psnr' is not computed by this job"):
+        named.score("psnr", 0)
+    named.finish()
 
 
 def test_gil_is_released_while_scoring(clips):

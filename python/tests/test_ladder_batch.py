@@ -12,6 +12,7 @@ import time
 import pytest
 
 import vqe
+import vqe.batch
 from conftest import longer_clip, run_cli, without_fps
 
 CARPHONE = "ref/carphone_176x144_420p8_20f.y4m"
@@ -127,6 +128,68 @@ def test_batch_json_manifest_and_bad_manifests(clips, cli, tmp_path):
         assert p.returncode == 1 and message in p.stderr, (text, p.stderr)
     p = run_cli(cli, "batch", tmp_path / "none.csv", check=False)
     assert p.returncode == 1 and "cannot read the manifest" in p.stderr
+    # Headers that are not a manifest's say what they have; options a row would only fail on
+    # after scoring are refused before anything runs.
+    for text, message in [
+            ("reference;distorted\na.y4m;b.y4m\n", "separated by commas, not ';'"),
+            ("a.y4m,b.y4m,c.json\n", "the first row must be the header"),
+            ("ref,dist\na.y4m,b.y4m\n", "the header row has columns ['ref', 'dist']"),
+            ("reference,distorted,options\na.y4m,b.y4m,--precision abc\n",
+             "--precision: expected 'max' or 1..17"),
+            ("reference,distorted,options\na.y4m,b.y4m,--cpu-level foo\n", "invalid choice: 'foo'"),
+            ("reference,distorted,options\na.y4m,b.y4m,-m path=no/such.json\n",
+             f"model file {tmp_path}/no/such.json: does not exist"),
+            ("reference,distorted,options\na.y4m,b.y4m,-m path=my models/m.json\n",
+             "a path with spaces needs quotes")]:
+        bad.write_text(text)
+        p = run_cli(cli, "batch", bad, check=False)
+        assert p.returncode == 1 and message in p.stderr, (text, p.stderr)
+
+
+def test_batch_paths_from_the_manifest_folder_quotes_blank_rows_and_row_threads(
+        clips, cli, tmp_path, monkeypatch):
+    # A model's path= is taken from the manifest's folder, whatever the current folder;
+    # quoted options keep a path with spaces; blank rows (a spreadsheet's ",,,") are skipped.
+    folder = tmp_path / "man dir"
+    models = tmp_path / "my models"
+    folder.mkdir()
+    models.mkdir()
+    (models / "m1.json").write_text((clips.parent.parent / "models/vmaf_v0.6.1.json").read_text())
+    ref, dist = clips / CARPHONE, clips / ENCODES[0]
+    manifest = folder / "m.csv"
+    manifest.write_text("reference,distorted,output,options\n"
+                        f'{ref},{dist},out/a.json,"-m ""path=../my models/m1.json"" --frame_cnt 3"\n'
+                        ",,,\n"
+                        f"{ref},{dist},out/b.json,--frame_cnt 3 --threads 1\n")
+    rows = vqe.batch.read_manifest(manifest)
+    assert [r.index for r in rows] == [1, 3]
+    assert rows[0].score_options["models"] == [f"path={models / 'm1.json'}"]
+    p = subprocess.run([str(cli), "batch", str(manifest), "-q"], cwd="/", capture_output=True,
+                       text=True, check=False)
+    assert p.returncode == 0, p.stderr
+    assert "2 done, 0 skipped, 0 failed" in p.stdout
+    assert json.loads((folder / "out/a.json").read_text())["pooled_metrics"]["vmaf"]["mean"] == \
+        json.loads((folder / "out/b.json").read_text())["pooled_metrics"]["vmaf"]["mean"]
+    # Resumed: the skipped rows show the frames their outputs hold.
+    p = run_cli(cli, "batch", manifest)
+    assert "0 done, 2 skipped" in p.stdout and "     3 " in p.stdout, p.stdout
+
+    # A row's own --threads is what its ladder runs with; the batch's --threads is the default.
+    seen = []
+    real = vqe.score_ladder
+    monkeypatch.setattr(vqe, "score_ladder",
+                        lambda *a, **k: seen.append(k["threads"]) or real(*a, **k))
+    vqe.batch.run_local(rows, jobs=1, threads=2, resume=False)
+    assert sorted(seen) == [1, 2], seen
+
+    # An output folder that is a file: said in words.
+    (tmp_path / "afile").write_text("")
+    blocked = vqe.batch.Row(1, str(ref), str(dist), str(tmp_path / "afile/x.json"), "",
+                            dict(models=None, features=["psnr"], no_prediction=True,
+                                 frame_cnt=2))
+    (record,) = vqe.batch.run_ladder([blocked])
+    assert record["status"] == "failed"
+    assert "a file of that name is in the way" in record["error"], record["error"]
 
 
 def test_interrupted_batch_leaves_no_partial_output_and_resumes(clips, cli, tmp_path):
@@ -210,9 +273,11 @@ def test_batch_never_overwrites_inputs_the_manifest_or_another_row(clips, cli, t
 def test_interrupted_batch_stops_at_once(clips, cli, tmp_path):
     src = longer_clip(clips / "ref/bbb_576x324_420p8_8f.y4m", tmp_path / "ref.y4m", 200)
     dist = longer_clip(clips / "dist/bbb_576x324_420p8_8f__x264_crf23.y4m", tmp_path / "d.y4m", 200)
-    # Six ladders of one row each, CAMBI (slow): many seconds of work at one thread.
-    write_manifest(tmp_path / "m.csv", [[src, dist, f"o{i}.json", f"--feature cambi --subsample {i + 1}"]
-                                        for i in range(6)])
+    # Six ladders of one row each (different skips), every frame with CAMBI, MS-SSIM and
+    # float ADM: over a second each at one thread here, about 7 s in all.
+    write_manifest(tmp_path / "m.csv", [
+        [src, dist, f"o{i}.json", "--feature cambi --feature float_ms_ssim --feature float_adm "
+         f"--frame_skip_ref {i} --frame_skip_dist {i}"] for i in range(6)])
     p = subprocess.Popen([str(cli), "batch", str(tmp_path / "m.csv"), "--threads", "1", "-q"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)

@@ -299,7 +299,9 @@ class Job:
                  cpu_level: str | None = None):
         config = _config(models, features, no_prediction, threads, subsample, frame_cnt, 0, 0,
                          backend, gpu, cpu_level)
-        self._native = _vqe.Job(config, int(bit_depth))
+        if not isinstance(bit_depth, int) or isinstance(bit_depth, bool):
+            raise TypeError(f"bit_depth must be an integer (8, 10, 12 or 16), got {bit_depth!r}")
+        self._native = _vqe.Job(config, bit_depth)
         self._frame_cnt = frame_cnt
 
     def _past_frame_cnt(self) -> bool:
@@ -332,9 +334,14 @@ class Job:
         return self._native.frames_final
 
     def score(self, name: str, index: int) -> float | None:
-        """Frame `index`'s value of `name` once final, else None."""
+        """Frame `index`'s value of `name` once final, else None. KeyError for a name the
+        job does not compute (once it has started)."""
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 2**32:
             raise ValueError(f"index must be a frame number >= 0, got {index!r}")
+        names = self._native.feature_names()
+        if names and name not in names:
+            raise KeyError(f"{name!r} is not computed by this job (it computes "
+                           f"{', '.join(names)})")
         return self._native.score(name, index)
 
     def feature_names(self) -> list[str]:

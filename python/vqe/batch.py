@@ -10,7 +10,9 @@ A manifest is CSV (a header row, then one row per pair) or JSON (a list of objec
     options     the vqe CLI's options for the row, e.g. "--feature psnr --subsample 2 --json"
                 (JSON: a string or a list of strings)
 
-Relative paths are taken from the manifest's folder. Rows with the same reference and the same
+Relative paths are taken from the manifest's folder, also a model's ``path=`` in the options.
+Options are split as a shell would (quote a path with spaces: ``-m "path=my models/m.json"``).
+Blank rows are skipped. Rows with the same reference and the same
 scoring options run as one ladder (the reference read once). A row whose output file exists is
 complete and skipped (outputs are written whole or not at all, so an interrupted row leaves no
 partial file); a failed row is reported and the batch goes on.
@@ -28,6 +30,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import sys
 import time
 from dataclasses import dataclass, field
@@ -47,7 +50,8 @@ _parser.add_argument("--frame_skip_ref", type=int, default=0)
 _parser.add_argument("--frame_skip_dist", type=int, default=0)
 _parser.add_argument("--backend", choices=("cpu", "cuda", "vulkan", "auto"), default="cpu")
 _parser.add_argument("--gpu", type=int, default=0)
-_parser.add_argument("--cpu-level", dest="cpu_level", default=None)
+_parser.add_argument("--cpu-level", dest="cpu_level", default=None,
+                     choices=("scalar", "sse4", "avx2", "avx512", "neon"))
 _parser.add_argument("--precision", default=None)
 for _f in ("xml", "json", "csv", "sub"):
     _parser.add_argument("--" + _f, dest="format", action="store_const", const=_f)
@@ -74,9 +78,10 @@ class Row:
     precision: str | None = None
 
     def ladder_key(self):
-        """Rows with the same key run as one ladder."""
+        """Rows with the same key run as one ladder (a row's own --threads included: the
+        ladder runs with it)."""
         items = tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
-                             for k, v in self.score_options.items() if k != "threads"))
+                             for k, v in self.score_options.items()))
         return (self.reference, items)
 
     @property
@@ -84,11 +89,36 @@ class Row:
         return self.score_options.get("backend", "cpu") != "cpu"
 
 
-def _parse_options(text, where):
+def _model_paths(models, base, where):
+    """The -m values with a relative path=... taken from `base` (the manifest's folder);
+    a model file that does not exist is refused now, not when its row runs."""
+    if not models:
+        return models
+    out = []
+    for m in models:
+        parts = m.split(":")
+        for i, part in enumerate(parts):
+            if part.startswith("path="):
+                path = part[len("path="):]
+                if path and not os.path.isabs(path):
+                    path = os.path.normpath(os.path.join(base, path))
+                if not os.path.isfile(path):
+                    raise ManifestError(f"{where}: options: model file {path}: "
+                                        + ("is a directory" if os.path.isdir(path)
+                                           else "does not exist"))
+                parts[i] = "path=" + path
+        out.append(":".join(parts))
+    return out
+
+
+def _parse_options(text, where, base="."):
     if isinstance(text, list) and all(isinstance(a, str) for a in text):
         args = text
     elif isinstance(text, str):
-        args = text.split()
+        try:
+            args = shlex.split(text)
+        except ValueError as e:
+            raise ManifestError(f"{where}: options: {e} (in {text!r})") from None
     else:
         raise ManifestError(f"{where}: options: expected a string or a list of strings, got "
                             f"{json.dumps(text)}")
@@ -97,7 +127,13 @@ def _parse_options(text, where):
     except (argparse.ArgumentError, ValueError) as e:
         raise ManifestError(f"{where}: options: {e}") from None
     if extra:
-        raise ManifestError(f"{where}: options: not a batch row option: {' '.join(extra)}")
+        hint = (" (a path with spaces needs quotes: -m \"path=my models/m.json\")"
+                if any(not a.startswith("-") for a in extra) else "")
+        raise ManifestError(f"{where}: options: not a batch row option: {' '.join(extra)}{hint}")
+    if o.precision is not None and not (
+            o.precision == "max" or (o.precision.isdigit() and 1 <= int(o.precision) <= 17)):
+        raise ManifestError(f"{where}: options: --precision: expected 'max' or 1..17 "
+                            f"significant digits, got {o.precision!r}")
     formats = [a for a in args if a in ("--xml", "--json", "--csv", "--sub")]
     if len(set(formats)) > 1:
         raise ManifestError(f"{where}: options: one output format, not {' and '.join(formats)}")
@@ -112,7 +148,7 @@ def _parse_options(text, where):
                                    ("--height", o.height, 1, 32768)):
         if value is not None and not low <= value <= high:
             raise ManifestError(f"{where}: options: {name} {value} is outside {low}..{high}")
-    score_options = dict(models=o.model, features=o.feature, no_prediction=o.no_prediction,
+    score_options = dict(models=_model_paths(o.model, base, where), features=o.feature, no_prediction=o.no_prediction,
                          subsample=o.subsample, frame_cnt=o.frame_cnt,
                          frame_skip_ref=o.frame_skip_ref, frame_skip_dist=o.frame_skip_dist,
                          backend=o.backend, gpu=o.gpu, cpu_level=o.cpu_level,
@@ -139,7 +175,9 @@ def read_manifest(path: str) -> list[Row]:
                 if not isinstance(items, list):
                     raise ManifestError(f"{path}: expected a list of rows or {{\"rows\": [...]}}")
             else:
-                items = list(csv.DictReader(f, skipinitialspace=True))
+                reader = csv.DictReader(f, skipinitialspace=True)
+                items = list(reader)
+                _check_header(path, reader.fieldnames)
     except OSError as e:
         raise ManifestError(f"{path}: cannot read the manifest: {e.strerror or e}") from None
     except (json.JSONDecodeError, csv.Error, UnicodeDecodeError) as e:
@@ -155,6 +193,9 @@ def read_manifest(path: str) -> list[Row]:
         where = f"{path}: row {i}"
         if not isinstance(item, dict):
             raise ManifestError(f"{where}: expected an object with reference and distorted")
+        if item and None not in item and not any(isinstance(v, str) and v.strip()
+                                                 for v in item.values()):
+            continue  # a blank row (a spreadsheet's trailing ",,,")
         if None in item:  # csv.DictReader's key for values past the header's columns
             raise ManifestError(f"{where}: more values than the header's columns (a comma "
                                 "inside a field needs quotes)")
@@ -173,7 +214,7 @@ def read_manifest(path: str) -> list[Row]:
             raise ManifestError(f"{where}: unknown fields {sorted(unknown)} (fields: reference, "
                                 "distorted, output, options)")
         options = item.get("options") or ""
-        score_options, fmt, precision = _parse_options(options, where)
+        score_options, fmt, precision = _parse_options(options, where, base)
         output = resolve(str(item["output"]).strip()) if item.get("output") else None
         if output is not None:
             if output in outputs:
@@ -190,6 +231,26 @@ def read_manifest(path: str) -> list[Row]:
         raise ManifestError(f"{path}: no rows")
     _check_outputs(path, rows)
     return rows
+
+
+def _check_header(path, fieldnames):
+    """Refuses a CSV header without the reference and distorted columns, saying what it has
+    (no header row, another delimiter, other names)."""
+    if not fieldnames:
+        return  # an empty file: "no rows"
+    names = [str(n).strip().lower() for n in fieldnames if n is not None]
+    if "reference" in names and "distorted" in names:
+        return
+    first = ",".join(str(n) for n in fieldnames)
+    hint = ""
+    if ";" in first or "\t" in first:
+        hint = "; columns are separated by commas, not ';' or tabs"
+    elif first.lstrip().startswith(("[", "{")):
+        hint = "; it looks like JSON: name the file .json"
+    elif any(os.sep in n or "." in n for n in names):
+        hint = "; the first row must be the header (reference,distorted,output,options)"
+    raise ManifestError(f"{path}: the header row has columns {names}; a CSV manifest needs "
+                        f"reference and distorted (and optionally output, options){hint}")
 
 
 def _file_key(path):
@@ -292,7 +353,7 @@ def run_ladder(rows: list[Row], threads: int | None = None) -> list[dict]:
     "failed"), frames, seconds, fps, scores (pooled means), error. Never raises for a bad row
     or a bad reference: those rows are "failed". Used by the local batch and by Dask workers."""
     options = dict(rows[0].score_options)
-    if threads is not None:
+    if threads is not None and "threads" not in options:  # a row's own --threads wins
         options["threads"] = threads
     options.setdefault("threads", 0)
     records = [dict(index=r.index, reference=r.reference, distorted=r.distorted,
@@ -317,7 +378,11 @@ def run_ladder(rows: list[Row], threads: int | None = None) -> list[dict]:
                 _remove_stale_temporaries(row.output)
                 folder = os.path.dirname(row.output)
                 if folder:
-                    os.makedirs(folder, exist_ok=True)
+                    try:
+                        os.makedirs(folder, exist_ok=True)
+                    except (FileExistsError, NotADirectoryError):
+                        raise OSError(f"cannot create the folder {folder} for {row.output}: "
+                                      "a file of that name is in the way") from None
                 outcome.write(row.output, row.format, row.precision)
         except (vqe.VqeError, OSError) as e:
             rec["error"] = str(e)
@@ -332,10 +397,13 @@ def _skipped(row: Row) -> dict:
     """The summary record of a complete row, with the pooled means its output holds (JSON and
     XML outputs; CSV and SUB hold per-frame values only)."""
     scores = {}
+    frames = 0
     try:
         if row.format == "json":
             with open(row.output, encoding="utf-8") as f:
-                pooled = {n: v["mean"] for n, v in json.load(f).get("pooled_metrics", {}).items()}
+                data = json.load(f)
+            frames = len(data.get("frames", []))
+            pooled = {n: v["mean"] for n, v in data.get("pooled_metrics", {}).items()}
         elif row.format == "xml":
             import xml.etree.ElementTree as ElementTree
             pooled = {m.get("name"): float(m.get("mean"))
@@ -348,7 +416,7 @@ def _skipped(row: Row) -> dict:
     except (OSError, ValueError, KeyError, TypeError, AttributeError, SyntaxError):
         pass
     return dict(index=row.index, reference=row.reference, distorted=row.distorted,
-                output=row.output, status="skipped", frames=0, seconds=0.0, fps=0.0,
+                output=row.output, status="skipped", frames=frames, seconds=0.0, fps=0.0,
                 scores=scores, error="")
 
 
@@ -408,7 +476,7 @@ def format_summary(records: list[dict], seconds: float | None = None) -> str:
     counts = {s: sum(1 for r in records if r["status"] == s) for s in ("done", "skipped", "failed")}
     tail = f"{counts['done']} done, {counts['skipped']} skipped, {counts['failed']} failed"
     if seconds:
-        frames = sum(r["frames"] for r in records)
+        frames = sum(r["frames"] for r in records if r["status"] == "done")
         tail += f"; {frames} frames in {seconds:.2f} s ({frames / seconds:.2f} frames/s)"
     lines.append(tail)
     return "\n".join(lines)
@@ -460,7 +528,7 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=_int_in(1, 1024), default=1, help="ladders at once (local runs)")
     p.add_argument("--threads", type=_int_in(0, 1024), default=None,
                    help="worker threads per ladder (default: the cores shared by --jobs; "
-                   "with --scheduler: 1)")
+                   "with --scheduler: 1); a row's own --threads wins")
     p.add_argument("--summary", default=None, help="also write the summary table (.csv or .json)")
     p.add_argument("--no-resume", dest="resume", action="store_false",
                    help="score every row, also those whose output exists")

@@ -148,6 +148,12 @@ class RawReader final : public VideoReader {
       fail(fmt::format("is shorter than one frame ({} bytes; a {}x{} {}p{} frame is {} bytes)",
                        in.size, format_.width, format_.height, to_string(format_.chroma),
                        format_.bit_depth, format_.frame_bytes()));
+    if (in.size > 0 && in.size % format_.frame_bytes() != 0)
+      truncated_hint_ = fmt::format(
+          "; its {} bytes are not a whole number of {}x{} {}p{} frames ({} bytes each): are "
+          "the width, height, pixel format and bit depth (-w, -h, -p, -b) right?",
+          in.size, format_.width, format_.height, to_string(format_.chroma), format_.bit_depth,
+          format_.frame_bytes());
     enable_random_access(in, in.start, 0);
   }
   VideoContainer container() const override { return VideoContainer::kRaw; }
@@ -209,8 +215,8 @@ void VideoReader::read_plane(Plane& plane, int plane_index) {
   const int bps = format_.bytes_per_sample();
   const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
   const auto truncated = [&](int row) {
-    fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the input ends)",
-                     frames_read_, plane_index, row, plane.height));
+    fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the input ends){}",
+                     frames_read_, plane_index, row, plane.height, truncated_hint_));
   };
   // Samples go straight from the input into the picture: the whole plane in
   // one read when its rows are contiguous, else row by row.
@@ -255,8 +261,8 @@ bool VideoReader::read_planes(Picture& picture, int planes) {
       rest += static_cast<std::uint64_t>(format_.plane_width(p)) * format_.plane_height(p) *
               format_.bytes_per_sample();
     const auto truncated = [&] {
-      fail(fmt::format("frame {} is truncated (the input ends in its chroma planes)",
-                       frames_read_));
+      fail(fmt::format("frame {} is truncated (the input ends in its chroma planes){}",
+                       frames_read_, truncated_hint_));
     };
     if (random_access_) {
       // A regular file: the skipped planes must be in it all the same.
@@ -348,8 +354,8 @@ FrameSource::FrameAt VideoReader::read_at(unsigned index, Picture& picture, int 
       }
     }
     if (done < bytes)
-      fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the input ends)", index, p,
-                       done / row_bytes, plane.height));
+      fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the input ends){}", index,
+                       p, done / row_bytes, plane.height, truncated_hint_));
     check_samples(plane, p, index);
     at += bytes;
   }
@@ -357,7 +363,8 @@ FrameSource::FrameAt VideoReader::read_at(unsigned index, Picture& picture, int 
   // is an error, as when every plane is read; said as read_planes() says it).
   if (n < picture.num_planes() &&
       frame_offset(index) + frame_header_ + format_.frame_bytes() > file_size_)
-    fail(fmt::format("frame {} is truncated (the input ends in its chroma planes)", index));
+    fail(fmt::format("frame {} is truncated (the input ends in its chroma planes){}", index,
+                     truncated_hint_));
   return FrameAt::kRead;
 }
 

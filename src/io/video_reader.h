@@ -67,6 +67,9 @@ class VideoReader : public FrameSource {
   std::optional<FileIdentity> identity_;
   VideoFormat format_{};
   unsigned frames_read_ = 0;
+  /// Added to a truncated frame's message (raw input whose size is not a
+  /// whole number of frames: its shape is likely wrong), else empty.
+  std::string truncated_hint_;
 
  private:
   void read_plane(Plane& plane, int plane_index);

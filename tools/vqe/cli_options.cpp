@@ -112,7 +112,9 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                              "features and options of that version)");
   auto* opt_nflx =
       repeatable("--nflx_ctc", nflx_ctc, "Netflix common test conditions, as libvmaf: v1.0");
-  app.add_option("-o,--output", s.output, "Write results to this file ('-' = stdout)");
+  app.add_option("-o,--output", s.output,
+                 "Write results to this file ('-' = stdout; {name}: the distorted file's "
+                 "name without its extension)");
   app.add_flag("--xml", xml, "Write XML (default)");
   app.add_flag("--json", json, "Write JSON");
   app.add_flag("--csv", csv, "Write CSV");

@@ -171,7 +171,15 @@ int main(int argc, char** argv) {
       std::cout << *parsed.print_and_exit;
       return 0;
     }
-    return run(parsed.settings);
+    Settings& s = parsed.settings;
+    // One -d with {name} in -o or --html: the same pattern as a ladder's, so that one script
+    // serves one encode or several.
+    if (s.ladder.empty()) {
+      for (std::string* path : {&s.output, &s.html})
+        if (path->find("{name}") != std::string::npos)
+          *path = ladder_output_path(*path, s.distorted);
+    }
+    return run(s);
   } catch (const UsageError& e) {
     print_line(fmt::format("vqe: error: {} (see vqe --help)", e.what()));
   } catch (const Error& e) {
