@@ -65,6 +65,11 @@ class FeatureExtractor {
   /// Emits values that need the end of the video (temporal features, the
   /// last frame's motion2, aggregate metrics).
   virtual void flush(FeatureCollector& out) { (void)out; }
+  /// True when flush() writes nothing (it is not overridden), so that an
+  /// instance that never scores need not hold initialised buffers: a job
+  /// whose clones compute on its threads keeps such extractors' first
+  /// instances uninitialised. The default, false, is always safe.
+  virtual bool flush_writes_nothing() const { return false; }
 
   /// Gives the extractor the job's row-tile runner, which it may use in
   /// extract() to spread one frame over the job's threads (see tiles.h).

@@ -579,6 +579,20 @@ void JobState::start(const VideoFormat& format) {
   const unsigned cores = std::thread::hardware_concurrency();
   helping_ = config_.help_while_waiting && (cores == 0 || threads < cores);
   if (threads > 0) {
+    // The non-temporal extractors compute on each thread's own clones
+    // (run_item): the instances built above only checked the format. Those
+    // whose flush() writes nothing are swapped for clones that never
+    // allocate their buffers (a 4K 16-bit 4:4:4 job with every float
+    // feature held about 1 GB in them); the others (PSNR's aggregates) keep
+    // their initialised state for flush().
+    for (std::size_t k = 0; k < parallel_.size(); ++k) {
+      if (!parallel_[k]->flush_writes_nothing()) continue;
+      auto owner = std::find_if(extractors_.begin(), extractors_.end(),
+                                [&](const auto& e) { return e.get() == parallel_[k]; });
+      *owner = parallel_[k]->clone();
+      parallel_[k] = owner->get();
+      if (share_cache_) parallel_[k]->set_reference_cache(share_cache_.get(), parallel_keys_[k]);
+    }
     // Tile batches may have every worker and the helping submitting thread.
     scheduler_ = std::make_unique<WorkScheduler>(threads + (helping_ ? 1 : 0));
     for (FeatureExtractor* e : temporal_) e->set_tile_runner(scheduler_.get());

@@ -182,6 +182,8 @@ class FloatAdm final : public FeatureExtractor {
     }
   }
 
+  bool flush_writes_nothing() const override { return true; }
+
   bool needs_chroma() const override { return false; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {

@@ -86,6 +86,8 @@ class FloatAnsnr final : public FeatureExtractor {
     scorer_.emit(index, signal, noise, out);
   }
 
+  bool flush_writes_nothing() const override { return true; }
+
   bool needs_chroma() const override { return false; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {

@@ -89,6 +89,8 @@ class FloatMsSsim final : public FeatureExtractor {
 
   void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
 
+  bool flush_writes_nothing() const override { return true; }
+
   bool needs_chroma() const override { return false; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {

@@ -164,6 +164,8 @@ class FloatVif final : public FeatureExtractor {
     }
   }
 
+  bool flush_writes_nothing() const override { return true; }
+
   bool needs_chroma() const override { return false; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {

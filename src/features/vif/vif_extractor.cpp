@@ -82,6 +82,8 @@ class VifExtractor final : public FeatureExtractor {
           cache->state(key + "/frames", [] { return std::make_shared<FramePool>(); }));
   }
 
+  bool flush_writes_nothing() const override { return true; }
+
   bool needs_chroma() const override { return false; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
