@@ -18,6 +18,7 @@
 #include "vqe/error.h"
 #include "vqe/feature_collector.h"
 #include "core/large_buffer.h"
+#include "core/scratch_arena.h"
 #include "core/options.h"
 #include "vqe/picture.h"
 
@@ -80,6 +81,26 @@ TEST(LargeBuffer, AssignZerosLeavesAFreshBlockUntouched) {
     ASSERT_EQ(v.size(), m);
     EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](std::int32_t x) { return x == 0; })) << m;
   }
+}
+
+TEST(ScratchArena, SlotsGrowToTheLargestRequestAndKeepTheirBlockOtherwise) {
+  ScratchArena arena;
+  EXPECT_EQ(arena.bytes(), 0u);
+  float* a = arena.get<float>(1, 1000);  // slot 0 stays empty
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 16, 0u);
+  a[999] = 1.5f;
+  EXPECT_EQ(arena.get<float>(1, 10), a);   // a smaller request: the same block
+  EXPECT_EQ(arena.get<std::uint8_t>(1, 4000), reinterpret_cast<std::uint8_t*>(a));
+  EXPECT_EQ(a[999], 1.5f);                 // contents kept while the slot does not grow
+  EXPECT_EQ(arena.bytes(), 4000u);
+  std::int32_t* b = arena.get<std::int32_t>(0, std::size_t{1920} * 1080);  // a large block
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b) % 64, 0u);
+  b[0] = 7;
+  EXPECT_EQ(arena.bytes(), 4000u + std::size_t{1920} * 1080 * 4);
+  double* c = arena.get<double>(1, 2000);  // grows: a new block of the larger size
+  c[1999] = 2.0;
+  EXPECT_EQ(arena.bytes(), 16000u + std::size_t{1920} * 1080 * 4);
+  EXPECT_EQ(arena.get<std::int32_t>(0, 1)[0], 7);
 }
 
 TEST(LargeBuffer, LargePicturesAreZeroedAlignedAndMovable) {

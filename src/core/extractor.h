@@ -12,6 +12,7 @@
 #include "vqe/feature_collector.h"
 #include "core/options.h"
 #include "vqe/picture.h"
+#include "core/scratch_arena.h"
 #include "core/tiles.h"
 
 namespace vqe {
@@ -50,6 +51,12 @@ class ReferenceCache {
 class FeatureExtractor {
  public:
   virtual ~FeatureExtractor() = default;
+
+  /// Has the extractor take extract()'s whole-plane buffers from `arena`
+  /// (which outlives it; null: its own arena, the default), shared with the
+  /// other extractors that the same thread runs one after another. Call
+  /// before init().
+  void set_scratch(ScratchArena* arena) { shared_scratch_ = arena; }
 
   /// Prepares buffers for `format`. Throws vqe::Error if the format is
   /// outside what the extractor accepts (size, bit depth, chroma).
@@ -149,6 +156,21 @@ class FeatureExtractor {
   /// jobs of one ladder then compute its values once per frame and share
   /// them (JobConfig::reference_share). Default false.
   virtual bool pair_reference_only() const { return false; }
+
+ protected:
+  /// The arena for extract()'s whole-plane buffers (set_scratch()'s, else
+  /// this extractor's own): a buffer's contents last only while extract()
+  /// runs; init() asks for each buffer's size once, so that extract()
+  /// allocates nothing.
+  ScratchArena& scratch() {
+    if (shared_scratch_) return *shared_scratch_;
+    if (!own_scratch_) own_scratch_ = std::make_unique<ScratchArena>();
+    return *own_scratch_;
+  }
+
+ private:
+  ScratchArena* shared_scratch_ = nullptr;
+  std::unique_ptr<ScratchArena> own_scratch_;
 };
 
 namespace cuda {

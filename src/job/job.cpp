@@ -130,6 +130,9 @@ class JobState {
   /// One thread's own extractor instances (a worker's, or the submitting
   /// thread's while it helps), built on the first frame it takes.
   struct ThreadExtractors {
+    // The whole-plane buffers that this thread's extractors share (one
+    // extract() at a time): the largest set, not the sum.
+    ScratchArena arena;
     std::vector<std::unique_ptr<FeatureExtractor>> own;
     std::vector<FeatureExtractor*> parallel, pairwise;
   };
@@ -819,6 +822,7 @@ void JobState::run_item(void* item, ThreadExtractors& mine) {
         for (std::size_t k = 0; k < list->size(); ++k) {
           FeatureExtractor* p = (*list)[k];
           mine.own.push_back(p->clone());
+          mine.own.back()->set_scratch(&mine.arena);
           mine.own.back()->init(format_);
           mine.own.back()->set_tile_runner(scheduler_.get());
           if (share_cache_ && list == &parallel_)

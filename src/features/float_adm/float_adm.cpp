@@ -142,8 +142,8 @@ class FloatAdm final : public FeatureExtractor {
                               "4 DWT levels needs bands of at least 2x2 samples)",
                               kName, w_, h_, float_adm::kMinSide, float_adm::kMinSide));
     const std::size_t n = static_cast<std::size_t>(w_) * h_;
-    ref_.assign(n, 0.0f);
-    dis_.assign(n, 0.0f);
+    scratch().get<float>(0, n);  // the planes as float: the arena's slots 0 and 1
+    scratch().get<float>(1, n);
     computer_ = AdmComputer(w_, h_, params_);
   }
 
@@ -160,9 +160,12 @@ class FloatAdm final : public FeatureExtractor {
 
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
-    plane_to_float(reference.plane(0), reference.bit_depth(), -128.0f, ref_.data());
-    plane_to_float(distorted.plane(0), distorted.bit_depth(), -128.0f, dis_.data());
-    const AdmResult r = computer_.compute(ref_.data(), dis_.data(), w_);
+    const std::size_t n = static_cast<std::size_t>(w_) * h_;
+    float* ref = scratch().get<float>(0, n);
+    float* dis = scratch().get<float>(1, n);
+    plane_to_float(reference.plane(0), reference.bit_depth(), -128.0f, ref);
+    plane_to_float(distorted.plane(0), distorted.bit_depth(), -128.0f, dis);
+    const AdmResult r = computer_.compute(ref, dis, w_);
 
     auto at_least = [](double x, double floor) { return x > floor ? x : floor; };
     out.set(names_[0], index, r.score);
@@ -199,7 +202,6 @@ class FloatAdm final : public FeatureExtractor {
   double min_val_ = 0.0;
   std::vector<std::string> names_;
   int w_ = 0, h_ = 0;
-  std::vector<float> ref_, dis_;
   AdmComputer computer_;
 };
 

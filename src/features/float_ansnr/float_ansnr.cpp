@@ -33,7 +33,8 @@ constexpr const char* kExtractor = "float_ansnr";
 using ansnr::mirror;
 
 /// float_ansnr: emits float_ansnr and float_anpsnr per frame. Any size
-/// >= 1x1, 8/10/12/16 bits. Buffers (4 float planes) are allocated in init().
+/// >= 1x1, 8/10/12/16 bits. Its 4 float planes are the arena's slots 0-3
+/// (scratch()), sized in init().
 class FloatAnsnr final : public FeatureExtractor {
  public:
   FloatAnsnr(const ParsedOptions& opts, simd::Level level)
@@ -43,10 +44,7 @@ class FloatAnsnr final : public FeatureExtractor {
     scorer_.init(format);
     format_ = format;
     const std::size_t n = static_cast<std::size_t>(format.width) * format.height;
-    ref_.assign(n, 0);
-    dis_.assign(n, 0);
-    ref_filtered_.assign(n, 0);
-    dis_filtered_.assign(n, 0);
+    for (unsigned slot = 0; slot < 4; ++slot) scratch().get<float>(slot, n);
     inner_.assign(format.width, 0);
     accum_.assign(format.width, 0);
     cols3_.resize(static_cast<std::size_t>(format.width) * 3);
@@ -62,18 +60,24 @@ class FloatAnsnr final : public FeatureExtractor {
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
     const int w = format_.width, h = format_.height;
-    plane_to_float(reference.plane(0), format_.bit_depth, -128.0f, ref_.data());
-    plane_to_float(distorted.plane(0), format_.bit_depth, -128.0f, dis_.data());
-    dsp_.filter2d(ansnr::filters().ref, 3, ref_.data(), ref_filtered_.data(), w, h, cols3_.data(),
-                  inner_.data(), accum_.data());
-    dsp_.filter2d(ansnr::filters().dis, 5, dis_.data(), dis_filtered_.data(), w, h, cols5_.data(),
-                  inner_.data(), accum_.data());
+    // Whole planes from the thread's shared arena (slots 0-3, sized in init()).
+    const std::size_t n = static_cast<std::size_t>(w) * h;
+    float* ref = scratch().get<float>(0, n);
+    float* dis = scratch().get<float>(1, n);
+    float* ref_filtered = scratch().get<float>(2, n);
+    float* dis_filtered = scratch().get<float>(3, n);
+    plane_to_float(reference.plane(0), format_.bit_depth, -128.0f, ref);
+    plane_to_float(distorted.plane(0), format_.bit_depth, -128.0f, dis);
+    dsp_.filter2d(ansnr::filters().ref, 3, ref, ref_filtered, w, h, cols3_.data(), inner_.data(),
+                  accum_.data());
+    dsp_.filter2d(ansnr::filters().dis, 5, dis, dis_filtered, w, h, cols5_.data(), inner_.data(),
+                  accum_.data());
 
     // ansnr_mse: per-row float partial sums, added into float totals.
     float signal = 0, noise = 0;
     for (int y = 0; y < h; ++y) {
-      const float* r = ref_filtered_.data() + static_cast<std::size_t>(y) * w;
-      const float* d = dis_filtered_.data() + static_cast<std::size_t>(y) * w;
+      const float* r = ref_filtered + static_cast<std::size_t>(y) * w;
+      const float* d = dis_filtered + static_cast<std::size_t>(y) * w;
       float signal_row = 0, noise_row = 0;
       for (int x = 0; x < w; ++x) {
         signal_row += r[x] * r[x];
@@ -100,7 +104,7 @@ class FloatAnsnr final : public FeatureExtractor {
   const ansnr::AnsnrDsp& dsp_;
   ansnr::Scorer scorer_;
   VideoFormat format_{};
-  std::vector<float> ref_, dis_, ref_filtered_, dis_filtered_, inner_, accum_;
+  std::vector<float> inner_, accum_;
   std::vector<int> cols3_, cols5_;
 };
 

@@ -48,8 +48,7 @@ class FloatMsSsim final : public FeatureExtractor {
     for (int k = 0; k < kScales; ++k) {
       widths_[k] = scorer_.width(k);
       heights_[k] = scorer_.height(k);
-      ref_[k].assign(static_cast<std::size_t>(widths_[k]) * heights_[k], 0.0f);
-      dist_[k].assign(static_cast<std::size_t>(widths_[k]) * heights_[k], 0.0f);
+      planes(k);  // sizes the arena's slots
     }
     workspace_.reserve(format.width, format.height);
     decimate_scratch_size_ = iqa::decimate_scratch_size(format.width, 2, kLpfLen);
@@ -62,8 +61,10 @@ class FloatMsSsim final : public FeatureExtractor {
                FeatureCollector& out) override {
     if (reference.format() != format_ || distorted.format() != format_)
       throw Error("float_ms_ssim: picture format differs from the format given to init()");
-    plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref_[0].data());
-    plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist_[0].data());
+    std::array<std::pair<float*, float*>, kScales> scale;  // reference, distorted
+    for (int k = 0; k < kScales; ++k) scale[k] = planes(k);
+    plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, scale[0].first);
+    plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, scale[0].second);
     // Each scale's low-pass decimation in row tiles (one scratch per slot).
     TileRunner& runner = tiles_ ? *tiles_ : serial_tile_runner();
     if (decimate_scratch_.size() < runner.width()) decimate_scratch_.resize(runner.width());
@@ -73,16 +74,16 @@ class FloatMsSsim final : public FeatureExtractor {
         std::vector<float>& scratch = decimate_scratch_[slot];
         if (scratch.empty()) scratch.assign(decimate_scratch_size_, 0.0f);  // first use
         const TileRows rows = tile_rows(tile, tiles, heights_[k]);
-        iqa::decimate(dsp_, ref_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass,
-                      kLpfLen, ref_[k].data(), scratch.data(), rows.begin, rows.end);
-        iqa::decimate(dsp_, dist_[k - 1].data(), widths_[k - 1], heights_[k - 1], 2, kLowPass,
-                      kLpfLen, dist_[k].data(), scratch.data(), rows.begin, rows.end);
+        iqa::decimate(dsp_, scale[k - 1].first, widths_[k - 1], heights_[k - 1], 2, kLowPass,
+                      kLpfLen, scale[k].first, scratch.data(), rows.begin, rows.end);
+        iqa::decimate(dsp_, scale[k - 1].second, widths_[k - 1], heights_[k - 1], 2, kLowPass,
+                      kLpfLen, scale[k].second, scratch.data(), rows.begin, rows.end);
       });
     }
 
     std::array<iqa::SsimMeans, kScales> means;
     for (int k = 0; k < kScales; ++k)
-      means[k] = iqa::ssim_gaussian(dsp_, ref_[k].data(), dist_[k].data(), widths_[k],
+      means[k] = iqa::ssim_gaussian(dsp_, scale[k].first, scale[k].second, widths_[k],
                                     heights_[k], workspace_, tiles_);
     scorer_.emit(index, means, out);
   }
@@ -98,6 +99,15 @@ class FloatMsSsim final : public FeatureExtractor {
   }
 
  private:
+  // Scale k's reference and distorted planes (widths_[k] x heights_[k]
+  // floats): the arena's slots 0 and 1 at full size, then 4 + 2(k-1) and
+  // 5 + 2(k-1) (slots 2 and 3 are other extractors' second full-size pair).
+  std::pair<float*, float*> planes(int k) {
+    const std::size_t n = static_cast<std::size_t>(widths_[k]) * heights_[k];
+    const unsigned slot = k == 0 ? 0 : 4 + 2 * (k - 1);
+    return {scratch().get<float>(slot, n), scratch().get<float>(slot + 1, n)};
+  }
+
   ParsedOptions opts_;
   simd::Level level_;
   ms_ssim::Scorer scorer_;
@@ -106,7 +116,6 @@ class FloatMsSsim final : public FeatureExtractor {
   VideoFormat format_{};
   int widths_[kScales] = {};
   int heights_[kScales] = {};
-  std::vector<float> ref_[kScales], dist_[kScales];
   iqa::SsimWorkspace workspace_;
   // Phase-split rows for the SIMD decimate, one per tile slot.
   std::vector<std::vector<float>> decimate_scratch_;

@@ -45,9 +45,11 @@ class FloatSsim final : public FeatureExtractor {
     work_h_ = scorer_.work_height();
     const int w = format.width;
     const int h = format.height;
-    const std::size_t full = static_cast<std::size_t>(w) * h;
-    ref_.assign(full, 0.0f);
-    dist_.assign(full, 0.0f);
+    // The full planes as float (only where not decimated straight from the
+    // samples): the arena's slots 0 and 1.
+    full_ = static_cast<std::size_t>(w) * h;
+    scratch().get<float>(0, full_);
+    scratch().get<float>(1, full_);
     if (scale_ > 1) {
       const std::size_t small = static_cast<std::size_t>(work_w_) * work_h_;
       ref_small_.assign(small, 0.0f);
@@ -65,18 +67,20 @@ class FloatSsim final : public FeatureExtractor {
                FeatureCollector& out) override {
     if (reference.format() != format_ || distorted.format() != format_)
       throw Error("float_ssim: picture format differs from the format given to init()");
-    const float* r = ref_.data();
-    const float* d = dist_.data();
+    float* ref = scratch().get<float>(0, full_);
+    float* dist = scratch().get<float>(1, full_);
+    const float* r = ref;
+    const float* d = dist;
     if (scale_ > 1) {
       // With SIMD the planes are decimated straight from their samples
       // (decimate_plane, identical floats); otherwise converted first.
-      downscale(reference, ref_, ref_small_);
-      downscale(distorted, dist_, dist_small_);
+      downscale(reference, ref, ref_small_);
+      downscale(distorted, dist, dist_small_);
       r = ref_small_.data();
       d = dist_small_.data();
     } else {
-      plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref_.data());
-      plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist_.data());
+      plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref);
+      plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist);
     }
     scorer_.emit(index, iqa::ssim_gaussian(dsp_, r, d, work_w_, work_h_, workspace_, tiles_),
                  out);
@@ -95,12 +99,12 @@ class FloatSsim final : public FeatureExtractor {
  private:
   // Luma of `picture` box-decimated by scale_ into `small` (via `full`, its
   // float image, on the scalar path).
-  void downscale(const Picture& picture, std::vector<float>& full, std::vector<float>& small) {
+  void downscale(const Picture& picture, float* full, std::vector<float>& small) {
     if (iqa::decimate_plane(dsp_, picture.plane(0), picture.bit_depth(), scale_, box_.data(),
                             scale_, small.data(), decimate_scratch_.data()))
       return;
-    plane_to_float(picture.plane(0), picture.bit_depth(), 0.0f, full.data());
-    iqa::decimate(dsp_, full.data(), format_.width, format_.height, scale_, box_.data(), scale_,
+    plane_to_float(picture.plane(0), picture.bit_depth(), 0.0f, full);
+    iqa::decimate(dsp_, full, format_.width, format_.height, scale_, box_.data(), scale_,
                   small.data(), decimate_scratch_.data());
   }
 
@@ -113,7 +117,8 @@ class FloatSsim final : public FeatureExtractor {
   int scale_ = 1;
   int work_w_ = 0;
   int work_h_ = 0;
-  std::vector<float> ref_, dist_, ref_small_, dist_small_, box_;
+  std::size_t full_ = 0;  // samples of a full plane
+  std::vector<float> ref_small_, dist_small_, box_;
   std::vector<float> decimate_scratch_;  // phase-split rows for the SIMD decimate
   iqa::SsimWorkspace workspace_;
   TileRunner* tiles_ = nullptr;  // null: one thread

@@ -117,13 +117,15 @@ class FloatVif final : public FeatureExtractor {
                               kName, w_, h_, scaled, min, min, params_.kernelscale,
                               params_.skip_scale0 ? " with vif_skip_scale0" : ""));
     }
+    // The planes as float (and prescaled): the arena's slots 0, 1 (2, 3).
     const std::size_t n = static_cast<std::size_t>(w_) * h_;
-    ref_.assign(n, 0.0f);
-    dis_.assign(n, 0.0f);
-    if (scaled_w_ != w_ || scaled_h_ != h_) {
+    scratch().get<float>(0, n);
+    scratch().get<float>(1, n);
+    prescaled_ = scaled_w_ != w_ || scaled_h_ != h_;
+    if (prescaled_) {
       const std::size_t m = static_cast<std::size_t>(scaled_w_) * scaled_h_;
-      ref_scaled_.assign(m, 0.0f);
-      dis_scaled_.assign(m, 0.0f);
+      scratch().get<float>(2, m);
+      scratch().get<float>(3, m);
     }
     computer_ = VifComputer(scaled_w_, scaled_h_, params_);
   }
@@ -135,17 +137,23 @@ class FloatVif final : public FeatureExtractor {
 
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
-    plane_to_float(reference.plane(0), reference.bit_depth(), -128.0f, ref_.data());
-    plane_to_float(distorted.plane(0), distorted.bit_depth(), -128.0f, dis_.data());
-    const float* r = ref_.data();
-    const float* d = dis_.data();
-    if (!ref_scaled_.empty()) {
-      float_vif::scale_frame(method_, ref_.data(), w_, h_, w_, ref_scaled_.data(), scaled_w_,
-                             scaled_h_, scaled_w_);
-      float_vif::scale_frame(method_, dis_.data(), w_, h_, w_, dis_scaled_.data(), scaled_w_,
-                             scaled_h_, scaled_w_);
-      r = ref_scaled_.data();
-      d = dis_scaled_.data();
+    const std::size_t n = static_cast<std::size_t>(w_) * h_;
+    float* ref = scratch().get<float>(0, n);
+    float* dis = scratch().get<float>(1, n);
+    plane_to_float(reference.plane(0), reference.bit_depth(), -128.0f, ref);
+    plane_to_float(distorted.plane(0), distorted.bit_depth(), -128.0f, dis);
+    const float* r = ref;
+    const float* d = dis;
+    if (prescaled_) {
+      const std::size_t m = static_cast<std::size_t>(scaled_w_) * scaled_h_;
+      float* ref_scaled = scratch().get<float>(2, m);
+      float* dis_scaled = scratch().get<float>(3, m);
+      float_vif::scale_frame(method_, ref, w_, h_, w_, ref_scaled, scaled_w_, scaled_h_,
+                             scaled_w_);
+      float_vif::scale_frame(method_, dis, w_, h_, w_, dis_scaled, scaled_w_, scaled_h_,
+                             scaled_w_);
+      r = ref_scaled;
+      d = dis_scaled;
     }
     const VifResult v = computer_.compute(r, d, scaled_w_);
 
@@ -181,7 +189,7 @@ class FloatVif final : public FeatureExtractor {
   ScaleMethod method_ = ScaleMethod::kNearest;
   std::vector<std::string> names_;
   int w_ = 0, h_ = 0, scaled_w_ = 0, scaled_h_ = 0;
-  std::vector<float> ref_, dis_, ref_scaled_, dis_scaled_;
+  bool prescaled_ = false;
   VifComputer computer_;
 };
 
