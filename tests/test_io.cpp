@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -43,6 +44,16 @@ std::string make_y4m(const std::string& header, const VideoFormat& f, int frames
       }
   }
   return s;
+}
+
+// A Y4M reader of `content` (which must outlive it) read as a stream, as
+// through a pipe: no random access, no file size.
+std::unique_ptr<FrameSource> stream_reader(const std::string& content) {
+  std::FILE* memory = fmemopen(const_cast<char*>(content.data()), content.size(), "rb");
+  if (!memory) throw std::runtime_error("fmemopen failed");
+  OpenedInput in;
+  in.stream = ByteStream::from_file(memory, "memory.y4m");
+  return make_y4m_reader("memory.y4m", std::move(in), nullptr);
 }
 
 void expect_error_containing(const std::function<void()>& fn, const std::string& needle) {
@@ -158,11 +169,7 @@ TEST(Reader, BadInputsNameFileAndFrame) {
     const std::string content = good + tail;
     auto tailed = write_temp("tailed.y4m", content);
     auto file = open_video(tailed.string(), nullptr);
-    std::FILE* memory = fmemopen(const_cast<char*>(content.data()), content.size(), "rb");
-    ASSERT_NE(memory, nullptr);
-    OpenedInput in;
-    in.stream = ByteStream::from_file(memory, "memory.y4m");
-    auto stream = make_y4m_reader("memory.y4m", std::move(in), nullptr);
+    auto stream = stream_reader(content);
     for (FrameSource* source : {file.get(), stream.get()}) {
       ASSERT_TRUE(source->read(pic));
       ASSERT_TRUE(source->read(pic));
@@ -171,12 +178,8 @@ TEST(Reader, BadInputsNameFileAndFrame) {
   }
   {
     // (A regular file this short is refused at opening: shorter than one frame.)
-    std::string header_only = "YUV4MPEG2 W4 H4 C420\nzz";
-    std::FILE* memory = fmemopen(header_only.data(), header_only.size(), "rb");
-    ASSERT_NE(memory, nullptr);
-    OpenedInput in;
-    in.stream = ByteStream::from_file(memory, "memory.y4m");
-    auto h = make_y4m_reader("memory.y4m", std::move(in), nullptr);
+    const std::string header_only = "YUV4MPEG2 W4 H4 C420\nzz";
+    auto h = stream_reader(header_only);
     expect_error_containing([&] { h->read(pic); },
                             "2 bytes that are not a frame (\"zz\") after the header");
   }
@@ -717,11 +720,7 @@ TEST(Reader, FileReadsStraightIntoPicturesEqualStreamReads) {
     const auto path = write_temp(cut ? "direct_cut.y4m" : "direct.y4m", content);
     auto file = open_video(path.string(), nullptr);
     ASSERT_TRUE(file->random_access());
-    std::FILE* memory = fmemopen(const_cast<char*>(content.data()), content.size(), "rb");
-    ASSERT_NE(memory, nullptr);
-    OpenedInput in;
-    in.stream = ByteStream::from_file(memory, "memory.y4m");
-    auto stream = make_y4m_reader("memory.y4m", std::move(in), nullptr);
+    auto stream = stream_reader(content);
     ASSERT_FALSE(stream->random_access());
     Picture a, b;
     for (int n = 0; n < 7; ++n) {
