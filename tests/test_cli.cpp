@@ -397,6 +397,18 @@ TEST(Cli, OneEncodeTakesTheLadderOutputPattern) {
   EXPECT_TRUE(fs::exists(out));
   EXPECT_FALSE(fs::exists(ref.parent_path() / "pattern_out_{name}.json"));
   fs::remove(out);
+  // An encode read from standard input is named "stdin", in a ladder too.
+  const fs::path from_stdin = ref.parent_path() / "pattern_out_stdin.json";
+  fs::remove(from_stdin);
+  r = run_cli("-r " + ref.string() + " -d - -d " + dist.string() +
+                  " -n --feature psnr --json -q -o " +
+                  (ref.parent_path() / "pattern_out_{name}.json").string(),
+              "cat " + dist.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(from_stdin));
+  EXPECT_TRUE(fs::exists(out));
+  fs::remove(from_stdin);
+  fs::remove(out);
 }
 
 TEST(Cli, OneStreamIsNotBothInputs) {

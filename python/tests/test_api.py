@@ -164,6 +164,9 @@ def test_bad_arguments_raise_clear_errors(clips, tmp_path):
         vqe.score(ref, dist, models="vmaf_v0.6.1")
     with pytest.raises(ValueError, match="threads"):
         vqe.score(ref, dist, threads=-1)
+    for subsample in (0, 2**30 + 1):  # the CLI's --subsample range
+        with pytest.raises(ValueError, match=r"subsample must be an integer in 1\.\.1073741824"):
+            vqe.score(ref, dist, subsample=subsample)
     with pytest.raises(vqe.VqeError, match="unknown level"):
         vqe.score(ref, dist, cpu_level="sse9")
     with pytest.raises(ValueError, match="format 'pdf'"):

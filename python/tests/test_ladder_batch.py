@@ -170,9 +170,13 @@ def test_batch_paths_from_the_manifest_folder_quotes_blank_rows_and_row_threads(
     assert "2 done, 0 skipped, 0 failed" in p.stdout
     assert json.loads((folder / "out/a.json").read_text())["pooled_metrics"]["vmaf"]["mean"] == \
         json.loads((folder / "out/b.json").read_text())["pooled_metrics"]["vmaf"]["mean"]
-    # Resumed: the skipped rows show the frames their outputs hold.
+    # Resumed: the skipped rows show the frames their outputs hold, and a temporary left
+    # beside a complete output by a killed run is removed.
+    stale = folder / "out/.a.json.vqe-AbC123"
+    stale.write_text("partial")
     p = run_cli(cli, "batch", manifest)
     assert "0 done, 2 skipped" in p.stdout and "     3 " in p.stdout, p.stdout
+    assert not stale.exists()
 
     # A row's own --threads is what its ladder runs with; the batch's --threads is the default.
     seen = []

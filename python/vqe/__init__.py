@@ -62,13 +62,15 @@ def _config(models, features, no_prediction, threads, subsample, frame_cnt, fram
         raise TypeError("models and features are lists of names, e.g. models=['vmaf_v0.6.1']")
     models = ["vmaf_v0.6.1"] if models is None else [str(m) for m in models]
     features = [_feature_text(f) for f in (features or [])]
-    # The CLI's ranges (threads as --threads; counts fit 32 bits).
-    for name, value, high in (("threads", threads, 1024), ("subsample", subsample, 2**31 - 1),
-                              ("frame_cnt", frame_cnt, 2**32 - 1),
-                              ("frame_skip_ref", frame_skip_ref, 2**32 - 1),
-                              ("frame_skip_dist", frame_skip_dist, 2**32 - 1), ("gpu", gpu, 1023)):
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= high:
-            raise ValueError(f"{name} must be an integer in 0..{high}, got {value!r}")
+    # The CLI's ranges (threads as --threads, subsample as --subsample; counts fit 32 bits).
+    for name, value, low, high in (("threads", threads, 0, 1024),
+                                   ("subsample", subsample, 1, 2**30),
+                                   ("frame_cnt", frame_cnt, 0, 2**32 - 1),
+                                   ("frame_skip_ref", frame_skip_ref, 0, 2**32 - 1),
+                                   ("frame_skip_dist", frame_skip_dist, 0, 2**32 - 1),
+                                   ("gpu", gpu, 0, 1023)):
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise ValueError(f"{name} must be an integer in {low}..{high}, got {value!r}")
     return _vqe.make_config(models, features, bool(no_prediction), threads, subsample, frame_cnt,
                             frame_skip_ref, frame_skip_dist, str(backend), gpu, cpu_level or "")
 

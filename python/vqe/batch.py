@@ -138,7 +138,7 @@ def _parse_options(text, where, base="."):
     if len(set(formats)) > 1:
         raise ManifestError(f"{where}: options: one output format, not {' and '.join(formats)}")
     # The CLI's ranges, so that a row fails here and not halfway through the batch.
-    for name, value, low, high in (("--subsample", o.subsample, 1, 2**31 - 1),
+    for name, value, low, high in (("--subsample", o.subsample, 1, 2**30),
                                    ("--frame_cnt", o.frame_cnt, 0, 2**32 - 1),
                                    ("--frame_skip_ref", o.frame_skip_ref, 0, 2**32 - 1),
                                    ("--frame_skip_dist", o.frame_skip_dist, 0, 2**32 - 1),
@@ -423,6 +423,9 @@ def _skipped(row: Row) -> dict:
 def plan(rows: list[Row], resume: bool = True):
     """(ladders to run, summary records of complete rows) for a batch."""
     skipped = [_skipped(r) for r in rows if resume and is_complete(r)]
+    for r in rows:
+        if resume and is_complete(r):
+            _remove_stale_temporaries(r.output)  # left by a run killed while rewriting it
     done = {s["index"] for s in skipped}
     return group_ladders([r for r in rows if r.index not in done]), skipped
 

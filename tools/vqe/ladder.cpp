@@ -17,7 +17,8 @@
 namespace vqe::cli {
 
 std::string ladder_output_path(const std::string& pattern, const std::string& distorted) {
-  std::string name = distorted.substr(distorted.find_last_of('/') + 1);
+  std::string name =
+      distorted == "-" ? std::string("stdin") : distorted.substr(distorted.find_last_of('/') + 1);
   if (const std::size_t dot = name.find_last_of('.'); dot != std::string::npos && dot > 0)
     name.resize(dot);
   std::string path = pattern;

@@ -25,7 +25,8 @@ struct LadderCommand {
 };
 
 /// The output path of `distorted` under `pattern`: each "{name}" replaced by
-/// the file name of `distorted` without its folder and last extension.
+/// the file name of `distorted` without its folder and last extension
+/// ("stdin" for "-", standard input).
 std::string ladder_output_path(const std::string& pattern, const std::string& distorted);
 
 /// Runs the ladder and writes its outputs. Returns the exit status: 0 when
