@@ -148,7 +148,8 @@ def _parse_options(text, where, base="."):
                                    ("--height", o.height, 1, 32768)):
         if value is not None and not low <= value <= high:
             raise ManifestError(f"{where}: options: {name} {value} is outside {low}..{high}")
-    score_options = dict(models=_model_paths(o.model, base, where), features=o.feature, no_prediction=o.no_prediction,
+    score_options = dict(models=_model_paths(o.model, base, where), features=o.feature,
+                         no_prediction=o.no_prediction,
                          subsample=o.subsample, frame_cnt=o.frame_cnt,
                          frame_skip_ref=o.frame_skip_ref, frame_skip_dist=o.frame_skip_dist,
                          backend=o.backend, gpu=o.gpu, cpu_level=o.cpu_level,

@@ -9,11 +9,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/large_buffer.h"
 
 namespace vqe {
+
+/// The float extractors' slots: the same numbers in every extractor, so that
+/// the extractors of one thread overlap their buffers (each a reference and
+/// a distorted plane at +0 and +1).
+enum ScratchSlot : unsigned {
+  kScratchPlanes = 0,   ///< the planes as float (full size)
+  kScratchSecond = 2,   ///< a second full-size pair (filtered, prescaled)
+  kScratchPyramid = 4,  ///< smaller pairs from here (MS-SSIM's scales 1..4)
+};
 
 /// Numbered buffers that grow to the largest size asked for. Contents are
 /// unspecified between uses: a user writes what it reads within one
@@ -37,6 +47,14 @@ class ScratchArena {
       assign_zeros(b, bytes);
     }
     return reinterpret_cast<T*>(b.data());
+  }
+
+  /// get() of slots `first` and `first` + 1 (a reference and a distorted
+  /// plane of `count` values each).
+  template <class T>
+  std::pair<T*, T*> get_pair(unsigned first, std::size_t count) {
+    T* a = get<T>(first, count);
+    return {a, get<T>(first + 1, count)};
   }
 
   /// Bytes held by all slots.

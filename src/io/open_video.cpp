@@ -23,8 +23,10 @@ namespace vqe {
 namespace {
 
 constexpr std::string_view kY4mMagic = "YUV4MPEG2";
-// What messages call the input "-".
-constexpr std::string_view kStandardInputName = "standard input";
+// The name of input `path` in messages ("-" is standard input).
+std::string message_name(const std::string& path) {
+  return path == "-" ? std::string("standard input") : path;
+}
 // Bytes libavformat's probe sees (its own probes read up to 1 MiB; the
 // first 64 KiB decide for every container VQE expects).
 constexpr std::size_t kProbeBytes = 64 * 1024;
@@ -77,8 +79,7 @@ OpenedInput open_input(const std::string& path) {
       in.start = static_cast<std::uint64_t>(at);
     }
   }
-  in.stream =
-      ByteStream::from_fd(fd, !is_stdin, is_stdin ? std::string(kStandardInputName) : path);
+  in.stream = ByteStream::from_fd(fd, !is_stdin, message_name(path));
   return in;
 }
 
@@ -111,8 +112,7 @@ std::unique_ptr<FrameSource> open_video(const std::string& path, const RawVideoP
                                         const WarningHandler& on_warning,
                                         const DecodeOptions& decode) {
   OpenedInput in = open_input(path);
-  // Messages name standard input in words.
-  const std::string name = path == "-" ? std::string(kStandardInputName) : path;
+  const std::string name = message_name(path);
   const std::string_view head = in.stream->peek(kY4mMagic.size() + 1);
   if (head.empty()) throw Error(fmt::format("{}: is empty", name));
   const bool y4m = head.substr(0, kY4mMagic.size()) == kY4mMagic &&

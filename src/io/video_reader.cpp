@@ -180,6 +180,10 @@ void VideoReader::fail(const std::string& what) const {
   throw Error(fmt::format("{}: {}", path_, what));
 }
 
+void VideoReader::fail_truncated(unsigned frame, const std::string& where) const {
+  fail(fmt::format("frame {} is truncated ({}){}", frame, where, truncated_hint_));
+}
+
 namespace {
 
 // Little-endian 16-bit words as they are in the file -> native uint16_t,
@@ -215,8 +219,8 @@ void VideoReader::read_plane(Plane& plane, int plane_index) {
   const int bps = format_.bytes_per_sample();
   const std::size_t row_bytes = static_cast<std::size_t>(plane.width) * bps;
   const auto truncated = [&](int row) {
-    fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the input ends){}",
-                     frames_read_, plane_index, row, plane.height, truncated_hint_));
+    fail_truncated(frames_read_, fmt::format("plane {}, row {} of {}: the input ends",
+                                             plane_index, row, plane.height));
   };
   // Samples go straight from the input into the picture: the whole plane in
   // one read when its rows are contiguous, else row by row.
@@ -261,8 +265,7 @@ bool VideoReader::read_planes(Picture& picture, int planes) {
       rest += static_cast<std::uint64_t>(format_.plane_width(p)) * format_.plane_height(p) *
               format_.bytes_per_sample();
     const auto truncated = [&] {
-      fail(fmt::format("frame {} is truncated (the input ends in its chroma planes){}",
-                       frames_read_, truncated_hint_));
+      fail_truncated(frames_read_, "the input ends in its chroma planes");
     };
     if (random_access_) {
       // A regular file: the skipped planes must be in it all the same.
@@ -354,8 +357,8 @@ FrameSource::FrameAt VideoReader::read_at(unsigned index, Picture& picture, int 
       }
     }
     if (done < bytes)
-      fail(fmt::format("frame {} is truncated (plane {}, row {} of {}: the input ends){}", index,
-                       p, done / row_bytes, plane.height, truncated_hint_));
+      fail_truncated(index, fmt::format("plane {}, row {} of {}: the input ends", p,
+                                        done / row_bytes, plane.height));
     check_samples(plane, p, index);
     at += bytes;
   }
@@ -363,8 +366,7 @@ FrameSource::FrameAt VideoReader::read_at(unsigned index, Picture& picture, int 
   // is an error, as when every plane is read; said as read_planes() says it).
   if (n < picture.num_planes() &&
       frame_offset(index) + frame_header_ + format_.frame_bytes() > file_size_)
-    fail(fmt::format("frame {} is truncated (the input ends in its chroma planes){}", index,
-                     truncated_hint_));
+    fail_truncated(index, "the input ends in its chroma planes");
   return FrameAt::kRead;
 }
 

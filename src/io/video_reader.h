@@ -54,6 +54,9 @@ class VideoReader : public FrameSource {
   /// clean end of the input.
   virtual bool begin_frame() = 0;
   [[noreturn]] void fail(const std::string& what) const;
+  /// fail() for frame `frame` cut short: "frame N is truncated (`where`)"
+  /// and truncated_hint_.
+  [[noreturn]] void fail_truncated(unsigned frame, const std::string& where) const;
 
   /// Enables read_at() and seek() when `input` is a regular file with a
   /// descriptor (OpenedInput::fd): frames start at byte `data_start` of the

@@ -592,9 +592,8 @@ void JobState::start(const VideoFormat& format) {
       if (!parallel_[k]->flush_writes_nothing()) continue;
       auto owner = std::find_if(extractors_.begin(), extractors_.end(),
                                 [&](const auto& e) { return e.get() == parallel_[k]; });
-      *owner = parallel_[k]->clone();
+      *owner = parallel_[k]->clone();  // never scores: no reference cache either
       parallel_[k] = owner->get();
-      if (share_cache_) parallel_[k]->set_reference_cache(share_cache_.get(), parallel_keys_[k]);
     }
     // Tile batches may have every worker and the helping submitting thread.
     scheduler_ = std::make_unique<WorkScheduler>(threads + (helping_ ? 1 : 0));

@@ -142,8 +142,7 @@ class FloatAdm final : public FeatureExtractor {
                               "4 DWT levels needs bands of at least 2x2 samples)",
                               kName, w_, h_, float_adm::kMinSide, float_adm::kMinSide));
     const std::size_t n = static_cast<std::size_t>(w_) * h_;
-    scratch().get<float>(0, n);  // the planes as float: the arena's slots 0 and 1
-    scratch().get<float>(1, n);
+    scratch().get_pair<float>(kScratchPlanes, n);  // the planes as float
     computer_ = AdmComputer(w_, h_, params_);
   }
 
@@ -161,8 +160,7 @@ class FloatAdm final : public FeatureExtractor {
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
     const std::size_t n = static_cast<std::size_t>(w_) * h_;
-    float* ref = scratch().get<float>(0, n);
-    float* dis = scratch().get<float>(1, n);
+    const auto [ref, dis] = scratch().get_pair<float>(kScratchPlanes, n);
     plane_to_float(reference.plane(0), reference.bit_depth(), -128.0f, ref);
     plane_to_float(distorted.plane(0), distorted.bit_depth(), -128.0f, dis);
     const AdmResult r = computer_.compute(ref, dis, w_);

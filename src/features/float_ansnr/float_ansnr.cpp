@@ -33,7 +33,7 @@ constexpr const char* kExtractor = "float_ansnr";
 using ansnr::mirror;
 
 /// float_ansnr: emits float_ansnr and float_anpsnr per frame. Any size
-/// >= 1x1, 8/10/12/16 bits. Its 4 float planes are the arena's slots 0-3
+/// >= 1x1, 8/10/12/16 bits. Its 4 float planes come from the arena
 /// (scratch()), sized in init().
 class FloatAnsnr final : public FeatureExtractor {
  public:
@@ -44,7 +44,8 @@ class FloatAnsnr final : public FeatureExtractor {
     scorer_.init(format);
     format_ = format;
     const std::size_t n = static_cast<std::size_t>(format.width) * format.height;
-    for (unsigned slot = 0; slot < 4; ++slot) scratch().get<float>(slot, n);
+    scratch().get_pair<float>(kScratchPlanes, n);
+    scratch().get_pair<float>(kScratchSecond, n);
     inner_.assign(format.width, 0);
     accum_.assign(format.width, 0);
     cols3_.resize(static_cast<std::size_t>(format.width) * 3);
@@ -60,12 +61,10 @@ class FloatAnsnr final : public FeatureExtractor {
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
     const int w = format_.width, h = format_.height;
-    // Whole planes from the thread's shared arena (slots 0-3, sized in init()).
+    // Whole planes from the thread's shared arena (sized in init()).
     const std::size_t n = static_cast<std::size_t>(w) * h;
-    float* ref = scratch().get<float>(0, n);
-    float* dis = scratch().get<float>(1, n);
-    float* ref_filtered = scratch().get<float>(2, n);
-    float* dis_filtered = scratch().get<float>(3, n);
+    const auto [ref, dis] = scratch().get_pair<float>(kScratchPlanes, n);
+    const auto [ref_filtered, dis_filtered] = scratch().get_pair<float>(kScratchSecond, n);
     plane_to_float(reference.plane(0), format_.bit_depth, -128.0f, ref);
     plane_to_float(distorted.plane(0), format_.bit_depth, -128.0f, dis);
     dsp_.filter2d(ansnr::filters().ref, 3, ref, ref_filtered, w, h, cols3_.data(), inner_.data(),

@@ -100,12 +100,11 @@ class FloatMsSsim final : public FeatureExtractor {
 
  private:
   // Scale k's reference and distorted planes (widths_[k] x heights_[k]
-  // floats): the arena's slots 0 and 1 at full size, then 4 + 2(k-1) and
-  // 5 + 2(k-1) (slots 2 and 3 are other extractors' second full-size pair).
+  // floats) from the arena: the planes' slots at full size, the pyramid's
+  // for the smaller scales.
   std::pair<float*, float*> planes(int k) {
     const std::size_t n = static_cast<std::size_t>(widths_[k]) * heights_[k];
-    const unsigned slot = k == 0 ? 0 : 4 + 2 * (k - 1);
-    return {scratch().get<float>(slot, n), scratch().get<float>(slot + 1, n)};
+    return scratch().get_pair<float>(k == 0 ? kScratchPlanes : kScratchPyramid + 2 * (k - 1), n);
   }
 
   ParsedOptions opts_;

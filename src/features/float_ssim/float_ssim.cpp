@@ -46,10 +46,9 @@ class FloatSsim final : public FeatureExtractor {
     const int w = format.width;
     const int h = format.height;
     // The full planes as float (only where not decimated straight from the
-    // samples): the arena's slots 0 and 1.
+    // samples), from the arena.
     full_ = static_cast<std::size_t>(w) * h;
-    scratch().get<float>(0, full_);
-    scratch().get<float>(1, full_);
+    scratch().get_pair<float>(kScratchPlanes, full_);
     if (scale_ > 1) {
       const std::size_t small = static_cast<std::size_t>(work_w_) * work_h_;
       ref_small_.assign(small, 0.0f);
@@ -67,8 +66,7 @@ class FloatSsim final : public FeatureExtractor {
                FeatureCollector& out) override {
     if (reference.format() != format_ || distorted.format() != format_)
       throw Error("float_ssim: picture format differs from the format given to init()");
-    float* ref = scratch().get<float>(0, full_);
-    float* dist = scratch().get<float>(1, full_);
+    const auto [ref, dist] = scratch().get_pair<float>(kScratchPlanes, full_);
     const float* r = ref;
     const float* d = dist;
     if (scale_ > 1) {

@@ -117,15 +117,13 @@ class FloatVif final : public FeatureExtractor {
                               kName, w_, h_, scaled, min, min, params_.kernelscale,
                               params_.skip_scale0 ? " with vif_skip_scale0" : ""));
     }
-    // The planes as float (and prescaled): the arena's slots 0, 1 (2, 3).
+    // The planes as float (and prescaled), from the arena.
     const std::size_t n = static_cast<std::size_t>(w_) * h_;
-    scratch().get<float>(0, n);
-    scratch().get<float>(1, n);
+    scratch().get_pair<float>(kScratchPlanes, n);
     prescaled_ = scaled_w_ != w_ || scaled_h_ != h_;
     if (prescaled_) {
       const std::size_t m = static_cast<std::size_t>(scaled_w_) * scaled_h_;
-      scratch().get<float>(2, m);
-      scratch().get<float>(3, m);
+      scratch().get_pair<float>(kScratchSecond, m);
     }
     computer_ = VifComputer(scaled_w_, scaled_h_, params_);
   }
@@ -138,16 +136,14 @@ class FloatVif final : public FeatureExtractor {
   void extract(const Picture& reference, const Picture& distorted, unsigned index,
                FeatureCollector& out) override {
     const std::size_t n = static_cast<std::size_t>(w_) * h_;
-    float* ref = scratch().get<float>(0, n);
-    float* dis = scratch().get<float>(1, n);
+    const auto [ref, dis] = scratch().get_pair<float>(kScratchPlanes, n);
     plane_to_float(reference.plane(0), reference.bit_depth(), -128.0f, ref);
     plane_to_float(distorted.plane(0), distorted.bit_depth(), -128.0f, dis);
     const float* r = ref;
     const float* d = dis;
     if (prescaled_) {
       const std::size_t m = static_cast<std::size_t>(scaled_w_) * scaled_h_;
-      float* ref_scaled = scratch().get<float>(2, m);
-      float* dis_scaled = scratch().get<float>(3, m);
+      const auto [ref_scaled, dis_scaled] = scratch().get_pair<float>(kScratchSecond, m);
       float_vif::scale_frame(method_, ref, w_, h_, w_, ref_scaled, scaled_w_, scaled_h_,
                              scaled_w_);
       float_vif::scale_frame(method_, dis, w_, h_, w_, dis_scaled, scaled_w_, scaled_h_,
