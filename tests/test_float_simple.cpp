@@ -4,7 +4,9 @@
 // libvmaf definitions, edge cases (tiny, flat, every bit depth), options,
 // and golden values (within 1e-6 relative of libvmaf 3.2.0).
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <filesystem>
 #include <random>
@@ -466,6 +468,47 @@ TEST(FloatSimpleGolden, ThreadCountDoesNotChangeResults) {
   auto four = test::run_features(ref, dis, ex, 4);
   for (const auto& n : one.names())
     for (unsigned i = 0; i < 9; ++i) EXPECT_EQ(at(four, n, i), at(one, n, i)) << n << " " << i;
+}
+
+}  // namespace
+}  // namespace vqe
+
+namespace vqe {
+namespace {
+
+// The float extractors of one thread share an arena (ScratchArena): its
+// slots hold whatever the previous extractor left. Filled with NaN first (a
+// stale sample read anywhere would show), sharing one arena in turn must
+// give the values of each extractor alone, at the scalar and the best level.
+TEST(ScratchArena, EarlierContentsNeverReachTheFloatFeatures) {
+  const VideoFormat format{208, 184, 10, ChromaFormat::k420};
+  std::vector<std::pair<Picture, Picture>> frames;
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    Picture ref = test::synthetic_picture(format, 40 + i, test::Fill::smooth);
+    Picture dis = test::distort_picture(ref, 70 + i, 9);
+    frames.emplace_back(std::move(ref), std::move(dis));
+  }
+  const std::vector<std::string> names = {"float_adm", "float_ms_ssim", "float_ssim",
+                                          "float_vif", "float_ansnr"};
+  for (const simd::Level level : {simd::Level::scalar, simd::max_level()}) {
+    ScratchArena shared;
+    const std::size_t room = std::size_t{4} * format.width * format.height;
+    for (unsigned slot = 0; slot < 64; ++slot) {
+      float* p = shared.get<float>(slot, room);
+      std::fill(p, p + room, std::numeric_limits<float>::quiet_NaN());
+    }
+    const std::size_t held = shared.bytes();
+    for (const std::string& name : names) {
+      const FeatureCollector alone = test::run_on_pictures(name, {}, frames, nullptr, level);
+      const FeatureCollector in_turn =
+          test::run_on_pictures(name, {}, frames, nullptr, level, &shared);
+      ASSERT_GT(alone.names().size(), 0u) << name;
+      EXPECT_EQ(test::expect_bit_identical(alone, in_turn, name), 0) << name;
+      EXPECT_EQ(shared.bytes(), held) << name << " grew a slot (its NaN would be gone)";
+      for (const std::string& f : alone.names())
+        EXPECT_TRUE(std::isfinite(*alone.get(f, 0))) << name << " " << f;
+    }
+  }
 }
 
 }  // namespace

@@ -86,6 +86,33 @@ TEST(Job, ConcurrentJobsWithDifferentSettingsMatchSequentialRuns) {
   }
 }
 
+// The default slot count: 2·threads + 2 pairs, fewer where those would
+// pass 1 GiB (never fewer than threads + 2); counted over the planes the
+// job reads (PSNR reads all three, VMAF's features luma only).
+TEST(Job, DefaultFramesInFlightStayWithinABudgetForLargePictures) {
+  struct Case {
+    VideoFormat format;
+    const char* feature;
+    unsigned threads, expected;
+  };
+  const Case cases[] = {
+      {{1920, 1080, 8, ChromaFormat::k420}, "psnr", 8, 18},  // 3 MB pairs: 2·8 + 2
+      {{3840, 2160, 16, ChromaFormat::k444}, "psnr", 8, 10},  // 100 MB pairs: 10 fit 1 GiB
+      {{3840, 2160, 16, ChromaFormat::k444}, "psnr", 16, 18},  // never below threads + 2
+      {{3840, 2160, 16, ChromaFormat::k444}, "vif", 8, 18},    // luma only: 33 MB pairs
+      {{3840, 2160, 16, ChromaFormat::k444}, "psnr", 0, 1}};
+  for (const Case& c : cases) {
+    JobConfig config;
+    config.features.push_back({c.feature, {}});
+    config.threads = c.threads;
+    Job job(config);
+    job.start(c.format);
+    EXPECT_EQ(job.frames_in_flight(), c.expected)
+        << c.format.width << "x" << c.format.height << " " << c.feature << " threads "
+        << c.threads;
+  }
+}
+
 TEST(Job, TrySubmitReportsFullAndSubmitWaits) {
   const VideoFormat f{64, 48, 8, ChromaFormat::k420};
   const auto frames = make_frames(f, 3, 9);

@@ -142,10 +142,11 @@ Picture distort_picture(const Picture& reference, std::uint32_t seed, int amount
 
 FeatureCollector run_on_pictures(const std::string& name, const OptionValues& options,
                                  const std::vector<std::pair<Picture, Picture>>& frames,
-                                 TileRunner* tiles, simd::Level level) {
+                                 TileRunner* tiles, simd::Level level, ScratchArena* arena) {
   FeatureCollector out;
   if (frames.empty()) return out;
   auto extractor = make_extractor(name, options, level);
+  if (arena != nullptr) extractor->set_scratch(arena);
   extractor->init(frames.front().first.format());
   extractor->set_tile_runner(tiles);
   for (const std::string& feature : extractor->feature_names()) out.declare(feature);

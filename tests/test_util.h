@@ -15,6 +15,7 @@
 
 #include "io/video_reader.h"
 #include "vqe/cpu.h"
+#include "core/scratch_arena.h"
 #include "core/tiles.h"
 #include "vqe/vqe.h"
 
@@ -71,12 +72,14 @@ Picture distort_picture(const Picture& reference, std::uint32_t seed, int amount
 
 /// Runs extractor `name` with `options` and the kernels of CPU level
 /// `level` over in-memory frame pairs (init, set_tile_runner(tiles), extract
-/// per frame in order, flush) and returns every value. Throws what the
+/// per frame in order, flush) and returns every value; with `arena`, the
+/// extractor's working buffers come from it (set_scratch). Throws what the
 /// extractor throws (e.g. vqe::Error for refused sizes).
 FeatureCollector run_on_pictures(const std::string& name, const OptionValues& options,
                                  const std::vector<std::pair<Picture, Picture>>& frames,
                                  TileRunner* tiles = nullptr,
-                                 simd::Level level = simd::max_level());
+                                 simd::Level level = simd::max_level(),
+                                 ScratchArena* arena = nullptr);
 
 /// Adds a gtest failure for every feature value of `actual` whose bits differ
 /// from `expected` (per frame and aggregate; names must match too). `what`

@@ -90,7 +90,8 @@ struct JobConfig {
   unsigned threads = 0;
   /// Frame pairs in flight at most (each holds a reference and a distorted
   /// picture): submit() waits beyond that. 0 chooses 2·threads + 2 (1 with
-  /// no threads).
+  /// no threads), fewer for large pictures: as many as fit in 1 GiB, but
+  /// at least threads + 2 (at least 16 with a GPU backend).
   unsigned max_frames_in_flight = 0;
   /// Score every N-th frame (libvmaf --subsample). Temporal extractors
   /// (motion, psnr's APSNR) still see every frame.

@@ -86,7 +86,8 @@ typedef enum VqeBackend {
 typedef struct VqeConfig {
   unsigned threads;              /**< worker threads; 0 computes in the submitting thread */
   unsigned subsample;            /**< score every N-th frame (1 = all) */
-  unsigned max_frames_in_flight; /**< frame pairs held at most; 0 = 2·threads + 2 */
+  unsigned max_frames_in_flight; /**< frame pairs held at most; 0 = 2·threads + 2, fewer
+                                      where those pass 1 GiB (JobConfig's rule) */
   int backend;                   /**< a VqeBackend value; others are refused by vqe_job_open */
   int gpu;                       /**< device index among the backend's devices (CUDA or Vulkan) */
   const char *cpu_level;         /**< NULL = best; "scalar", "sse4", "avx2", "avx512", "neon" */

@@ -17,12 +17,13 @@
 namespace vqe {
 
 /// The float extractors' slots: the same numbers in every extractor, so that
-/// the extractors of one thread overlap their buffers (each a reference and
-/// a distorted plane at +0 and +1).
+/// the extractors of one thread overlap their buffers (the pairs: a reference
+/// and a distorted plane at +0 and +1).
 enum ScratchSlot : unsigned {
   kScratchPlanes = 0,   ///< the planes as float (full size)
   kScratchSecond = 2,   ///< a second full-size pair (filtered, prescaled)
-  kScratchPyramid = 4,  ///< smaller pairs from here (MS-SSIM's scales 1..4)
+  kScratchPyramid = 4,  ///< smaller pairs from here (MS-SSIM's scales 1..4: to 11)
+  kScratchWork = 12,    ///< an extractor's other buffers from here (SSIM's maps, ADM's bands)
 };
 
 /// Numbered buffers that grow to the largest size asked for. Contents are

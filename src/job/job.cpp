@@ -63,6 +63,18 @@ struct FrameSlot {
 
 namespace {
 
+// Bytes of frame pairs that a CPU job keeps waiting for its workers, at
+// most (beyond two pairs per worker; see JobState::start).
+constexpr std::size_t kInFlightBudget = std::size_t{1} << 30;
+
+// Bytes of the first `planes` planes of a picture of `format`, unpadded.
+std::size_t plane_bytes(const VideoFormat& format, int planes) {
+  std::size_t n = 0;
+  for (int p = 0; p < planes; ++p)
+    n += static_cast<std::size_t>(format.plane_width(p)) * format.plane_height(p);
+  return std::max<std::size_t>(1, n * format.bytes_per_sample());
+}
+
 std::string request_key(const std::string& extractor, const OptionValues& options) {
   std::string key = extractor;
   for (const auto& [k, v] : options) key += fmt::format(":{}={}", k, v);
@@ -174,6 +186,9 @@ class JobState {
   FeatureCollector out_;
   std::vector<std::string> gpu_extractors_;
   std::unique_ptr<GpuJob> gpu_;
+  // The working buffers of the instances below when they compute on the
+  // submitting thread (threads == 0); declared first, destroyed after them.
+  ScratchArena main_arena_;
   std::vector<std::unique_ptr<FeatureExtractor>> extractors_;  // CPU, request order
   std::vector<std::string> cpu_extractor_names_;  // theirs, when the job has a GPU part
   // temporal_: serial temporal extractors (strand only); pairwise_: split
@@ -500,6 +515,9 @@ void JobState::start(const VideoFormat& format) {
   // small, bit depth unsupported) comes before any work.
   for (std::size_t i = 0; i < extractors_.size(); ++i) {
     FeatureExtractor* e = extractors_[i].get();
+    // With no worker threads these instances compute one after another on
+    // the submitting thread: one arena for all of them, as for a worker's.
+    if (config_.threads == 0) e->set_scratch(&main_arena_);
     e->init(format);
     if (!e->temporal()) {
       parallel_.push_back(e);
@@ -563,9 +581,18 @@ void JobState::start(const VideoFormat& format) {
   }
 
   const unsigned threads = config_.threads;
+  // Each worker computes one pair while as many again wait, read ahead;
+  // when those would pass kInFlightBudget (large pictures: a 4K 16-bit
+  // 4:4:4 pair is 100 MB) fewer wait, down to two beyond the workers' own.
   // A GPU job keeps more frames in flight (uploads of later frames overlap
   // the kernels of earlier ones, and several readers fill slots at once).
-  const unsigned default_in_flight = std::max(threads ? 2 * threads + 2 : 1u, gpu_ ? 16u : 1u);
+  unsigned cpu_in_flight = threads ? 2 * threads + 2 : 1u;
+  const std::size_t pair_bytes = 2 * plane_bytes(format, planes_needed_);
+  if (threads && std::size_t{cpu_in_flight} * pair_bytes > kInFlightBudget)
+    cpu_in_flight = std::max<unsigned>(
+        threads + 2, static_cast<unsigned>(std::min<std::size_t>(kInFlightBudget / pair_bytes,
+                                                                 cpu_in_flight)));
+  const unsigned default_in_flight = std::max(cpu_in_flight, gpu_ ? 16u : 1u);
   // Pairwise extractors keep the last frames' slots: one more is needed
   // to fill the next frame. Slots are made as frames need them
   // (take_slot), not here: a job whose input fails at its first frame never

@@ -386,23 +386,37 @@ AdmComputer::AdmComputer(int w, int h, const AdmParams& params)
     ch = (ch + 1) / 2;
   }
   bstride_ = (w + 1) / 2;
-  const std::size_t n = static_cast<std::size_t>(bstride_) * ((h + 1) / 2);
-  // NaN fill: a read of a sample that was never computed shows in the score.
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (Bands* b : {&ref_[0], &ref_[1], &dis_[0], &dis_[1]}) {
-    b->a.assign(n, nan);
-    b->h.assign(n, nan);
-    b->v.assign(n, nan);
-    b->d.assign(n, nan);
-  }
-  for (int t = 0; t < 3; ++t) {
-    r_[t].assign(n, nan);
-    a_[t].assign(n, nan);
-    csf_a_[t].assign(n, nan);
-    csf_f_[t].assign(n, nan);
-  }
+  // Each band buffer rounded up to whole 64-byte lines; four of them share
+  // one arena slot of about a plane's size (the size other extractors'
+  // slots have, so that the slots overlap).
+  band_size_ = (static_cast<std::size_t>(bstride_) * ((h + 1) / 2) + 15) / 16 * 16;
   tmplo_.assign(w, 0.0f);
   tmphi_.assign(w, 0.0f);
+}
+
+void AdmComputer::reserve(ScratchArena& arena) const {
+  for (int i = 0; i < kBandBuffers; i += kBandsPerSlot)
+    arena.get<float>(kScratchWork + i / kBandsPerSlot, kBandsPerSlot * band_size_);
+}
+
+void AdmComputer::bind(ScratchArena& arena) {
+  int i = 0;
+  auto next = [&] {
+    float* block = arena.get<float>(kScratchWork + i / kBandsPerSlot, kBandsPerSlot * band_size_);
+    return block + (i++ % kBandsPerSlot) * band_size_;
+  };
+  for (Bands* b : {&ref_[0], &ref_[1], &dis_[0], &dis_[1]}) {
+    b->a = next();
+    b->h = next();
+    b->v = next();
+    b->d = next();
+  }
+  for (int t = 0; t < 3; ++t) {
+    r_[t] = next();
+    a_[t] = next();
+    csf_a_[t] = next();
+    csf_f_[t] = next();
+  }
 }
 
 void AdmComputer::dwt(const float* src, std::ptrdiff_t sstride, int scale, bool low_only,
@@ -471,7 +485,9 @@ void AdmComputer::dwt(const float* src, std::ptrdiff_t sstride, int scale, bool 
   }
 }
 
-AdmResult AdmComputer::compute(const float* ref, const float* dis, std::ptrdiff_t stride) {
+AdmResult AdmComputer::compute(const float* ref, const float* dis, std::ptrdiff_t stride,
+                               ScratchArena& arena) {
+  bind(arena);
   const AdmParams& p = params_;
   const double bf = p.border_factor;
   const double numden_limit = 1e-10 * (w_ * h_) / (1920.0 * 1080.0);
@@ -494,18 +510,18 @@ AdmResult AdmComputer::compute(const float* ref, const float* dis, std::ptrdiff_
     } else {
       dwt(cur_ref, cur_stride, scale, false, rb);
       dwt(cur_dis, cur_stride, scale, false, db);
-      float* const r[3] = {r_[0].data(), r_[1].data(), r_[2].data()};
-      float* const a[3] = {a_[0].data(), a_[1].data(), a_[2].data()};
-      decouple(rb.h.data(), rb.v.data(), rb.d.data(), db.h.data(), db.v.data(), db.d.data(), r,
+      float* const r[3] = {r_[0], r_[1], r_[2]};
+      float* const a[3] = {a_[0], a_[1], a_[2]};
+      decouple(rb.h, rb.v, rb.d, db.h, db.v, db.d, r,
                a, bw, bh, bstride_, bf, p.enhn_gain_limit);
       float f1, f2;
       csf_factors(p, scale, &f1, &f2);
       const float rf[3] = {f1, f1, f2};
-      const float* const ref_hvd[3] = {rb.h.data(), rb.v.data(), rb.d.data()};
+      const float* const ref_hvd[3] = {rb.h, rb.v, rb.d};
       den_scale = denominator_scale(ref_hvd, rf, bw, bh, bstride_, bf, p.noise_weight, p.p_norm);
 
-      float* const val[3] = {csf_a_[0].data(), csf_a_[1].data(), csf_a_[2].data()};
-      float* const mag[3] = {csf_f_[0].data(), csf_f_[1].data(), csf_f_[2].data()};
+      float* const val[3] = {csf_a_[0], csf_a_[1], csf_a_[2]};
+      float* const mag[3] = {csf_f_[0], csf_f_[1], csf_f_[2]};
       const float* const cval[3] = {val[0], val[1], val[2]};
       const float* const cmag[3] = {mag[0], mag[1], mag[2]};
       const float* const cr[3] = {r[0], r[1], r[2]};
@@ -527,8 +543,8 @@ AdmResult AdmComputer::compute(const float* ref, const float* dis, std::ptrdiff_
     }
     res.num[scale] = num_scale;
     res.den[scale] = den_scale;
-    cur_ref = rb.a.data();
-    cur_dis = db.a.data();
+    cur_ref = rb.a;
+    cur_dis = db.a;
     cur_stride = bstride_;
   }
 

@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/scratch_arena.h"
+
 namespace vqe::float_adm {
 
 /// Smallest frame side ADM accepts: every one of the four DWT levels must
@@ -59,31 +61,44 @@ void csf_factors(const AdmParams& params, int scale, float* factor1, float* fact
 /// r = RCPSS(d) from rcp_model() (bit-exact with the reference CPU).
 float recip_divide(float x, float d);
 
-/// Multi-scale ADM on float planes. Construct once per frame size;
-/// compute() allocates nothing.
+/// Multi-scale ADM on float planes. Construct once per frame size. The 28
+/// band buffers (each a quarter plane) come from a ScratchArena, four to a
+/// slot from kScratchWork (7 slots of about a plane each), so that they
+/// overlap the other float extractors' working buffers of the same thread;
+/// compute() allocates nothing once reserve() has sized the arena.
 class AdmComputer {
  public:
   AdmComputer() = default;
-  /// Prepares buffers for w × h planes; requires w, h >= kMinSide.
+  /// Prepares for w × h planes; requires w, h >= kMinSide.
   AdmComputer(int w, int h, const AdmParams& params);
 
+  /// Sizes the band buffers in `arena` (call in init()).
+  void reserve(ScratchArena& arena) const;
+
   /// Scores `ref` against `dis`: w × h floats (pixel value − 128, 8-bit
-  /// units), row stride `stride` in floats.
-  AdmResult compute(const float* ref, const float* dis, std::ptrdiff_t stride);
+  /// units), row stride `stride` in floats, with the band buffers of
+  /// `arena` (their contents before the call do not matter: every sample
+  /// read is written first). `ref` and `dis` must not lie in those slots.
+  AdmResult compute(const float* ref, const float* dis, std::ptrdiff_t stride,
+                    ScratchArena& arena);
 
  private:
   struct Bands {
-    std::vector<float> a, h, v, d;
+    float *a = nullptr, *h = nullptr, *v = nullptr, *d = nullptr;
   };
+  static constexpr int kBandBuffers = 28;
+  static constexpr int kBandsPerSlot = 4;
+  void bind(ScratchArena& arena);
   void dwt(const float* src, std::ptrdiff_t sstride, int scale, bool low_only, Bands& out);
 
   int w_ = 0, h_ = 0;
   std::ptrdiff_t bstride_ = 0;  // stride of every band buffer, in floats
+  std::size_t band_size_ = 0;   // floats in each band buffer
   AdmParams params_{};
   std::array<int, 4> sw_{}, sh_{};  // input size of each scale
   std::array<std::array<std::vector<int>, 4>, 4> ind_y_, ind_x_;
   Bands ref_[2], dis_[2];
-  std::vector<float> r_[3], a_[3], csf_a_[3], csf_f_[3];
+  float *r_[3] = {}, *a_[3] = {}, *csf_a_[3] = {}, *csf_f_[3] = {};
   std::vector<float> tmplo_, tmphi_;
 };
 

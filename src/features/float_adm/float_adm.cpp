@@ -144,6 +144,7 @@ class FloatAdm final : public FeatureExtractor {
     const std::size_t n = static_cast<std::size_t>(w_) * h_;
     scratch().get_pair<float>(kScratchPlanes, n);  // the planes as float
     computer_ = AdmComputer(w_, h_, params_);
+    computer_.reserve(scratch());  // the bands, beside the planes
   }
 
   std::vector<std::string> feature_names() const override {
@@ -163,7 +164,7 @@ class FloatAdm final : public FeatureExtractor {
     const auto [ref, dis] = scratch().get_pair<float>(kScratchPlanes, n);
     plane_to_float(reference.plane(0), reference.bit_depth(), -128.0f, ref);
     plane_to_float(distorted.plane(0), distorted.bit_depth(), -128.0f, dis);
-    const AdmResult r = computer_.compute(ref, dis, w_);
+    const AdmResult r = computer_.compute(ref, dis, w_, scratch());
 
     auto at_least = [](double x, double floor) { return x > floor ? x : floor; };
     out.set(names_[0], index, r.score);

@@ -50,7 +50,7 @@ class FloatMsSsim final : public FeatureExtractor {
       heights_[k] = scorer_.height(k);
       planes(k);  // sizes the arena's slots
     }
-    workspace_.reserve(format.width, format.height);
+    workspace_.reserve(format.width, format.height, &scratch());
     decimate_scratch_size_ = iqa::decimate_scratch_size(format.width, 2, kLpfLen);
     decimate_scratch_.assign(1, std::vector<float>(decimate_scratch_size_, 0.0f));
   }
@@ -81,6 +81,7 @@ class FloatMsSsim final : public FeatureExtractor {
       });
     }
 
+    workspace_.reserve(format_.width, format_.height, &scratch());  // the slots' addresses
     std::array<iqa::SsimMeans, kScales> means;
     for (int k = 0; k < kScales; ++k)
       means[k] = iqa::ssim_gaussian(dsp_, scale[k].first, scale[k].second, widths_[k],

@@ -57,7 +57,7 @@ class FloatSsim final : public FeatureExtractor {
       box_.assign(static_cast<std::size_t>(scale_) * scale_, 1.0f / (scale_ * scale_));
       decimate_scratch_.assign(iqa::decimate_scratch_size(w, scale_, scale_), 0.0f);
     }
-    workspace_.reserve(work_w_, work_h_);
+    workspace_.reserve(work_w_, work_h_, &scratch());
   }
 
   std::vector<std::string> feature_names() const override { return scorer_.feature_names(); }
@@ -80,6 +80,7 @@ class FloatSsim final : public FeatureExtractor {
       plane_to_float(reference.plane(0), reference.bit_depth(), 0.0f, ref);
       plane_to_float(distorted.plane(0), distorted.bit_depth(), 0.0f, dist);
     }
+    workspace_.reserve(work_w_, work_h_, &scratch());  // the slots' addresses
     scorer_.emit(index, iqa::ssim_gaussian(dsp_, r, d, work_w_, work_h_, workspace_, tiles_),
                  out);
   }

@@ -51,7 +51,7 @@ void gaussian_blur_valid_scalar(const float* src, int width, int height, float* 
   }
 }
 
-void SsimWorkspace::reserve(int width, int height) {
+void SsimWorkspace::reserve(int width, int height, ScratchArena* arena) {
   if (width < kGaussianLen || height < kGaussianLen)
     throw Error(fmt::format("ssim: image {}x{} is smaller than the {}x{} window", width, height,
                             kGaussianLen, kGaussianLen));
@@ -60,20 +60,24 @@ void SsimWorkspace::reserve(int width, int height) {
   const std::size_t full = static_cast<std::size_t>(width) * height;
   const std::size_t valid =
       static_cast<std::size_t>(width - (kGaussianLen - 1)) * (height - (kGaussianLen - 1));
-  square_ref_.assign(full, 0.0f);
-  square_dist_.assign(full, 0.0f);
-  cross_.assign(full, 0.0f);
-  mu_ref_.assign(valid, 0.0f);
-  mu_dist_.assign(valid, 0.0f);
-  row_pass_.assign(static_cast<std::size_t>(width - (kGaussianLen - 1)) * height, 0.0f);
-  map_rows_.assign(4 * static_cast<std::size_t>(width - (kGaussianLen - 1)), 0.0);
+  ScratchArena& a = arena != nullptr ? *arena : own_;
+  capacity_ = full;
+  square_ref_ = a.get<float>(kScratchWork, full);
+  square_dist_ = a.get<float>(kScratchWork + 1, full);
+  cross_ = a.get<float>(kScratchWork + 2, full);
+  mu_ref_ = a.get<float>(kScratchWork + 3, valid);
+  mu_dist_ = a.get<float>(kScratchWork + 4, valid);
+  row_pass_ = a.get<float>(kScratchWork + 5,
+                           static_cast<std::size_t>(width - (kGaussianLen - 1)) * height);
+  if (map_rows_.size() < 4 * static_cast<std::size_t>(width - (kGaussianLen - 1)))
+    map_rows_.assign(4 * static_cast<std::size_t>(width - (kGaussianLen - 1)), 0.0);
 }
 
 SsimMeans ssim_gaussian(const IqaDsp& dsp, const float* reference, const float* distorted,
                         int width, int height, SsimWorkspace& ws, TileRunner* tiles) {
   if (width < kGaussianLen || height < kGaussianLen || width > ws.width_ ||
       height > ws.height_ ||
-      static_cast<std::size_t>(width) * height > ws.square_ref_.size())
+      static_cast<std::size_t>(width) * height > ws.capacity_)
     throw Error(fmt::format("ssim: image {}x{} does not fit the workspace {}x{} or the {}x{} window",
                             width, height, ws.width_, ws.height_, kGaussianLen, kGaussianLen));
   return dsp.ssim_gaussian(dsp, reference, distorted, width, height, ws, tiles);
@@ -88,18 +92,18 @@ SsimMeans ssim_gaussian_scalar(const IqaDsp& /*dsp*/, const float* reference,
   const float c3 = c2 / 2.0f;
 
   const std::size_t n = static_cast<std::size_t>(width) * height;
-  float* sq_ref = ws.square_ref_.data();
-  float* sq_dist = ws.square_dist_.data();
-  float* cross = ws.cross_.data();
+  float* sq_ref = ws.square_ref_;
+  float* sq_dist = ws.square_dist_;
+  float* cross = ws.cross_;
   for (std::size_t i = 0; i < n; ++i) {
     sq_ref[i] = reference[i] * reference[i];
     sq_dist[i] = distorted[i] * distorted[i];
     cross[i] = reference[i] * distorted[i];
   }
 
-  float* mu_ref = ws.mu_ref_.data();
-  float* mu_dist = ws.mu_dist_.data();
-  float* row_pass = ws.row_pass_.data();
+  float* mu_ref = ws.mu_ref_;
+  float* mu_dist = ws.mu_dist_;
+  float* row_pass = ws.row_pass_;
   gaussian_blur_valid_scalar(reference, width, height, row_pass, mu_ref);
   gaussian_blur_valid_scalar(distorted, width, height, row_pass, mu_dist);
   // The second-moment maps are blurred in place into their first valid-size entries.

@@ -22,6 +22,7 @@
 
 #include "vqe/cpu.h"
 #include "vqe/picture.h"
+#include "core/scratch_arena.h"
 #include "core/tiles.h"
 
 namespace vqe::iqa {
@@ -48,26 +49,34 @@ struct SsimMeans {
 /// libvmaf's _iqa_ssim returns them (shared by the scalar and SIMD paths).
 SsimMeans ssim_means(double ssim_sum, double l_sum, double c_sum, double s_sum, int count);
 
-/// Scratch buffers for ssim_gaussian() on images up to a given size.
-/// Allocate once (in an extractor's init()) and reuse for every frame. The
-/// buffers are the kernels' working memory (read and written by the scalar
-/// and SIMD entry points of IqaDsp); callers only reserve().
+/// Scratch buffers for ssim_gaussian() on images up to a given size. The
+/// six image-size maps come from a ScratchArena (slots kScratchWork to
+/// kScratchWork + 5): an extractor's shared arena, so that they overlap the
+/// other extractors' working buffers of the same thread, or the workspace's
+/// own. The buffers are the kernels' working memory (read and written by the
+/// scalar and SIMD entry points of IqaDsp); callers only reserve().
 struct SsimWorkspace {
   /// Sizes the buffers for images of `width` × `height` samples with
-  /// width, height >= kGaussianLen.
-  void reserve(int width, int height);
+  /// width, height >= kGaussianLen (throws vqe::Error otherwise), taking the
+  /// maps from `arena` (null: the workspace's own). Call it in init() to
+  /// size the arena and again before each ssim_gaussian(): another user of
+  /// the arena may have grown (moved) the slots since. Allocates only when
+  /// the slots are smaller than asked.
+  void reserve(int width, int height, ScratchArena* arena = nullptr);
   int width() const { return width_; }
   int height() const { return height_; }
 
   int width_ = 0;
   int height_ = 0;
-  std::vector<float> square_ref_, square_dist_, cross_;  // width × height
-  std::vector<float> mu_ref_, mu_dist_;                  // (w−10) × (h−10)
-  std::vector<float> row_pass_;                          // (w−10) × h
+  std::size_t capacity_ = 0;                      // floats in each full-size map
+  float *square_ref_ = nullptr, *square_dist_ = nullptr, *cross_ = nullptr;  // width × height
+  float *mu_ref_ = nullptr, *mu_dist_ = nullptr;  // (w−10) × (h−10)
+  float* row_pass_ = nullptr;                     // (w−10) × h
   std::vector<double> map_rows_;  // 4 × (w−10): one row of l·c·s, l, c, s (SIMD path)
   // Tiled SIMD path: l·c·s, l, c, s of map_chunk_rows_ rows (allocated on first use).
   std::vector<double> map_chunk_;
   std::size_t map_chunk_rows_ = 64;
+  ScratchArena own_;  // the maps when reserve() is given no arena
 };
 
 struct IqaDsp;

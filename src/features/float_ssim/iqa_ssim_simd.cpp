@@ -490,9 +490,9 @@ struct MapSums {
 SsimMeans ssim_gaussian_tiled(const IqaDsp& k, const float* reference, const float* distorted,
                               int width, int height, SsimWorkspace& ws, TileRunner& runner,
                               float c1, float c2, float c3) {
-  float* sq_ref = ws.square_ref_.data();
-  float* sq_dist = ws.square_dist_.data();
-  float* cross = ws.cross_.data();
+  float* sq_ref = ws.square_ref_;
+  float* sq_dist = ws.square_dist_;
+  float* cross = ws.cross_;
   const int out_w = width - (kGaussianLen - 1);
   const int out_h = height - (kGaussianLen - 1);
   constexpr int kMinRows = 16;
@@ -507,12 +507,12 @@ SsimMeans ssim_gaussian_tiled(const IqaDsp& k, const float* reference, const flo
              cross + at);
   });
 
-  float* row_pass = ws.row_pass_.data();
+  float* row_pass = ws.row_pass_;
   const auto blur_rows = k.blur_rows;
   const auto blur_columns = k.blur_columns;
   const unsigned out_tiles = runner.tile_count(out_h, kMinRows, out_w);
-  const std::pair<const float*, float*> maps[5] = {{reference, ws.mu_ref_.data()},
-                                                   {distorted, ws.mu_dist_.data()},
+  const std::pair<const float*, float*> maps[5] = {{reference, ws.mu_ref_},
+                                                   {distorted, ws.mu_dist_},
                                                    {sq_ref, sq_ref},
                                                    {sq_dist, sq_dist},
                                                    {cross, cross}};
@@ -535,8 +535,8 @@ SsimMeans ssim_gaussian_tiled(const IqaDsp& k, const float* reference, const flo
   if (ws.map_chunk_.size() < 4 * static_cast<std::size_t>(chunk_rows) * out_w)
     ws.map_chunk_.assign(4 * static_cast<std::size_t>(chunk_rows) * out_w, 0.0);
   const auto map_row = k.map_row;
-  const float* mu_ref = ws.mu_ref_.data();
-  const float* mu_dist = ws.mu_dist_.data();
+  const float* mu_ref = ws.mu_ref_;
+  const float* mu_dist = ws.mu_dist_;
   MapSums sums;
   for (int y0 = 0; y0 < out_h; y0 += chunk_rows) {
     const int rows_here = std::min(chunk_rows, out_h - y0);
@@ -566,14 +566,14 @@ SsimMeans ssim_gaussian_simd(const IqaDsp& k, const float* reference, const floa
     return ssim_gaussian_tiled(k, reference, distorted, width, height, ws, *tiles, c1, c2, c3);
 
   const std::size_t n = static_cast<std::size_t>(width) * height;
-  float* sq_ref = ws.square_ref_.data();
-  float* sq_dist = ws.square_dist_.data();
-  float* cross = ws.cross_.data();
+  float* sq_ref = ws.square_ref_;
+  float* sq_dist = ws.square_dist_;
+  float* cross = ws.cross_;
   k.products(reference, distorted, n, sq_ref, sq_dist, cross);
 
-  float* mu_ref = ws.mu_ref_.data();
-  float* mu_dist = ws.mu_dist_.data();
-  float* row_pass = ws.row_pass_.data();
+  float* mu_ref = ws.mu_ref_;
+  float* mu_dist = ws.mu_dist_;
+  float* row_pass = ws.row_pass_;
   const auto blur = k.blur_valid;
   blur(reference, width, height, row_pass, mu_ref);
   blur(distorted, width, height, row_pass, mu_dist);
