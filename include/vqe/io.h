@@ -247,4 +247,24 @@ VideoFormat parse_y4m_header(const std::string& header, const std::string& path,
 /// Throws vqe::Error for any other text.
 ChromaFormat parse_chroma_format(const std::string& text);
 
+/// What a caller's raw-input options (libvmaf's -w, -h, -p, -b) say about
+/// an input; unset: not given.
+struct RawShapeClaim {
+  std::optional<int> width, height, bit_depth;
+  std::optional<ChromaFormat> chroma;
+  /// How the caller spells each option and its value in a message: a
+  /// format string taking the value, e.g. "-w {}" (the CLI) or "width={}"
+  /// (Python), in the order width, height, pixel format, bit depth.
+  const char* spelling[4] = {"-w {}", "-h {}", "-p {}", "-b {}"};
+  /// The options' names for the advice, e.g. "-w, -h, -p and -b".
+  const char* names = "-w, -h, -p and -b";
+};
+
+/// Throws vqe::Error when `source` is a Y4M file whose header contradicts
+/// a given claim (the user believes the video is something else): the
+/// message names the file, what its header says and the contradicting
+/// options, and says to drop them or make them agree. Does nothing for
+/// other containers or when every given claim agrees.
+void check_raw_claim(const FrameSource& source, const RawShapeClaim& claim);
+
 }  // namespace vqe

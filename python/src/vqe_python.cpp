@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -176,6 +177,58 @@ struct Result {
     vqe::write_output(out, result.features, output_info(format, precision));
     return out.str();
   }
+
+  // pickle support: everything write() and the accessors use, as plain
+  // Python values (a version first). Unwritten frame values are None. The
+  // inputs go by absolute path and are identified again where the result is
+  // loaded, so that write() there refuses them too.
+  static constexpr int kStateVersion = 1;
+  py::tuple state() const {
+    py::list columns;
+    for (const std::string& name : result.features.names()) {
+      py::list values;
+      for (const std::optional<double>& v : result.features.values(name))
+        values.append(v ? py::object(py::float_(*v)) : py::object(py::none()));
+      columns.append(py::make_tuple(name, values));
+    }
+    py::list input_paths;
+    for (const vqe::ProtectedFile& f : inputs) {
+      std::error_code ec;
+      const std::filesystem::path absolute = std::filesystem::absolute(f.name, ec);
+      input_paths.append(ec ? f.name : absolute.string());
+    }
+    const vqe::VideoFormat& f = result.format;
+    return py::make_tuple(kStateVersion, f.width, f.height, f.bit_depth,
+                          vqe::to_string(f.chroma), result.frames, subsample, seconds,
+                          result.gpu_extractors, columns, result.features.aggregates(),
+                          input_paths);
+  }
+  static Result from_state(const py::tuple& t) {
+    if (t.size() != 12 || t[0].cast<int>() != kStateVersion)
+      throw vqe::Error("vqe.Result: pickled by another version of vqe (state not understood)");
+    Result r;
+    r.result.format = {t[1].cast<int>(), t[2].cast<int>(), t[3].cast<int>(),
+                       vqe::parse_chroma_format(t[4].cast<std::string>())};
+    r.result.frames = t[5].cast<unsigned>();
+    r.subsample = t[6].cast<unsigned>();
+    r.seconds = t[7].cast<double>();
+    r.result.gpu_extractors = t[8].cast<std::vector<std::string>>();
+    for (const py::handle column : t[9].cast<py::list>()) {
+      const auto pair = column.cast<py::tuple>();
+      const auto name = pair[0].cast<std::string>();
+      r.result.features.declare(name);
+      unsigned i = 0;
+      for (const py::handle v : pair[1].cast<py::list>()) {
+        if (!v.is_none()) r.result.features.set(name, i, v.cast<double>());
+        ++i;
+      }
+    }
+    for (const auto& [name, value] : t[10].cast<std::vector<std::pair<std::string, double>>>())
+      r.result.features.set_aggregate(name, value);
+    for (const auto& path : t[11].cast<std::vector<std::string>>())
+      if (auto id = vqe::file_identity(path)) r.inputs.push_back({path, *id});
+    return r;
+  }
 };
 
 std::unique_ptr<vqe::FrameSource> open_input(const std::string& path, const py::object& raw) {
@@ -204,25 +257,17 @@ std::unique_ptr<vqe::FrameSource> open_input(const std::string& path, const py::
   auto source = vqe::open_video(path, &p);
   // A Y4M file's header gives its format: width and height (and a pixel_format or bitdepth
   // other than the defaults) that say otherwise are refused, as the CLI refuses -w/-h/-p/-b.
-  if (source->container() == vqe::VideoContainer::kY4m) {
-    const vqe::VideoFormat& f = source->format();
-    std::string differ;
-    if (p.width != f.width || p.height != f.height)
-      differ += fmt::format(" width={} height={}", p.width, p.height);
-    if (p.chroma != vqe::ChromaFormat::k420 && p.chroma != f.chroma)
-      differ += fmt::format(" pixel_format={}", vqe::to_string(p.chroma));
-    if (p.bit_depth != 8 && p.bit_depth != f.bit_depth)
-      differ += fmt::format(" bitdepth={}", p.bit_depth);
-    if (!differ.empty())
-      throw vqe::Error(fmt::format("{}: is a Y4M file whose header says {}x{} {} {}-bit, "
-                                   "but{} {} otherwise: width, height, pixel_format and "
-                                   "bitdepth describe raw input; leave them out or make them "
-                                   "agree",
-                                   path, f.width, f.height, vqe::to_string(f.chroma),
-                                   f.bit_depth, differ,
-                                   std::count(differ.begin(), differ.end(), '=') > 1 ? "say"
-                                                                                     : "says"));
-  }
+  vqe::RawShapeClaim claim;
+  claim.width = p.width;
+  claim.height = p.height;
+  if (p.chroma != vqe::ChromaFormat::k420) claim.chroma = p.chroma;
+  if (p.bit_depth != 8) claim.bit_depth = p.bit_depth;
+  claim.spelling[0] = "width={}";
+  claim.spelling[1] = "height={}";
+  claim.spelling[2] = "pixel_format={}";
+  claim.spelling[3] = "bitdepth={}";
+  claim.names = "width, height, pixel_format and bitdepth";
+  vqe::check_raw_claim(*source, claim);
   return source;
 }
 
@@ -511,7 +556,9 @@ PYBIND11_MODULE(_vqe, m) {
       .def("pooled", &Result::pooled)
       .def("aggregates", [](const Result& r) { return r.result.features.aggregates(); })
       .def("write", &Result::write, py::call_guard<py::gil_scoped_release>())
-      .def("dumps", &Result::dumps);
+      .def("dumps", &Result::dumps)
+      .def(py::pickle([](const Result& r) { return r.state(); },
+                      [](const py::tuple& t) { return Result::from_state(t); }));
 
   m.def("score", &score, py::arg("reference"), py::arg("distorted"), py::arg("config"),
         py::arg("raw"));

@@ -90,6 +90,36 @@ def test_score_options_models_subsample_and_pandas(clips, cli, tmp_path):
     assert df.loc[3, "vmaf"] == vmaf[3]
 
 
+def test_result_pickles_whole(clips, tmp_path):
+    # Results travel between processes (multiprocessing, Dask): a pickled result gives the
+    # same names, frame values (NaN off the subsample grid), pooled values, aggregates and
+    # output files, and still refuses to overwrite the files it scored.
+    import pickle
+    ref = tmp_path / "ref.y4m"
+    ref.write_bytes((clips / "ref/carphone_176x144_420p8_20f.y4m").read_bytes())
+    dist = clips / "dist/carphone_176x144_420p8_20f__x264_crf45.y4m"
+    r = vqe.score(ref, dist, models=["vmaf_v0.6.1"], subsample=3, frame_cnt=14,
+                  features=["psnr=enable_apsnr=true", "float_ssim"])
+    back = pickle.loads(pickle.dumps(r))
+    assert (back.names, back.frames, back.width, back.height, back.bit_depth, back.chroma,
+            back.subsample, back.seconds, back.gpu_extractors) == \
+        (r.names, r.frames, r.width, r.height, r.bit_depth, r.chroma, r.subsample, r.seconds,
+         r.gpu_extractors)
+    assert "apsnr_y" in back.aggregates
+    for name in r.names:
+        assert [bits(v) for v in back[name]] == [bits(v) for v in r[name]], name
+    assert back.pooled == r.pooled and back.aggregates == r.aggregates
+    for fmt in ("json", "xml", "csv"):
+        assert back._native.dumps(fmt, "max") == r._native.dumps(fmt, "max"), fmt
+    before = ref.read_bytes()
+    with pytest.raises(vqe.VqeError, match="ref.y4m"):
+        back.write(ref)
+    assert ref.read_bytes() == before
+    with pytest.raises(vqe.VqeError, match="another version"):
+        native = type(r._native)
+        native.__setstate__(native.__new__(native), (99,))
+
+
 def push_frames(job, ref_frames, dist_frames, chunk=None):
     for rf, df in zip(ref_frames, dist_frames):
         job.submit(rf, df)

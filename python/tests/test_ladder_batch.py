@@ -295,3 +295,18 @@ def test_interrupted_batch_stops_at_once(clips, cli, tmp_path):
     assert len(done) < 6, "every row ran"
     for f in done:  # the rows written before Ctrl-C are whole
         assert json.loads((tmp_path / f).read_text())["frames"]
+
+
+def test_summary_tells_apart_encodes_with_one_file_name():
+    from vqe import batch
+
+    def record(i, path):
+        return dict(index=i, status="done", frames=3, fps=10.0, scores={"vmaf": 90.0 + i},
+                    distorted=path, error=None)
+    distinct = batch.format_summary([record(0, "/x/a/enc.y4m"), record(1, "/x/b/other.y4m")])
+    assert " enc.y4m: vmaf=90.000000" in distinct and " other.y4m:" in distinct
+    clash = batch.format_summary([record(0, "/x/a/enc.y4m"), record(1, "/x/b/enc.y4m"),
+                                  record(2, "/x/b/enc.y4m")])
+    lines = clash.splitlines()
+    assert " a/enc.y4m: vmaf=90.000000" in lines[1]
+    assert " b/enc.y4m: vmaf=91.000000" in lines[2] and " b/enc.y4m:" in lines[3]

@@ -16,7 +16,14 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from typing import Iterable, Mapping, Sequence
+
+try:
+    import numpy  # noqa: F401  (frame values are numpy arrays: fail here, not at the first one)
+except ImportError as e:  # pragma: no cover - depends on the interpreter
+    raise ImportError(f"vqe needs numpy, which this Python ({sys.executable}) cannot import "
+                      "(Debian: apt-get install python3-numpy; or run /usr/bin/python3)") from e
 
 from . import _vqe
 

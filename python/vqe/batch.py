@@ -470,13 +470,25 @@ def _score_text(scores: dict) -> str:
     return " ".join(f"{k}={v:.6f}" for k, v in scores.items() if v is not None)
 
 
+def _display_names(paths: list[str]) -> list[str]:
+    """The file names of `paths`, or, where two rows share a file name (the same encode name in
+    two folders), each path relative to the folder they all share."""
+    names = [os.path.basename(p) for p in paths]
+    if len(set(names)) == len(set(paths)):
+        return names
+    absolute = [os.path.abspath(p) for p in paths]
+    common = os.path.commonpath([os.path.dirname(p) for p in absolute])
+    return [os.path.relpath(p, common) for p in absolute]
+
+
 def format_summary(records: list[dict], seconds: float | None = None) -> str:
     """A plain-text table: one line per row (row, status, frames, fps, pooled scores, pair)."""
     lines = [f"{'row':>4}  {'status':<7} {'frames':>6} {'fps':>8}  scores / error"]
-    for r in records:
+    shown = _display_names([r["distorted"] for r in records])
+    for r, name in zip(records, shown):
         what = r["error"] if r["status"] == "failed" else _score_text(r["scores"])
         lines.append(f"{r['index']:>4}  {r['status']:<7} {r['frames']:>6} {r['fps']:>8.2f}  "
-                     f"{os.path.basename(r['distorted'])}: {what}")
+                     f"{name}: {what}")
     counts = {s: sum(1 for r in records if r["status"] == s) for s in ("done", "skipped", "failed")}
     tail = f"{counts['done']} done, {counts['skipped']} skipped, {counts['failed']} failed"
     if seconds:

@@ -455,6 +455,28 @@ ChromaFormat parse_chroma_format(const std::string& text) {
   throw Error(fmt::format("unsupported pixel format '{}' (400, 420, 422 or 444)", text));
 }
 
+void check_raw_claim(const FrameSource& source, const RawShapeClaim& claim) {
+  if (source.container() != VideoContainer::kY4m) return;
+  const VideoFormat& f = source.format();
+  std::string differ;
+  int count = 0;
+  const auto add = [&](int which, const std::string& value) {
+    differ += ' ';
+    differ += fmt::format(fmt::runtime(claim.spelling[which]), value);
+    ++count;
+  };
+  if (claim.width && *claim.width != f.width) add(0, std::to_string(*claim.width));
+  if (claim.height && *claim.height != f.height) add(1, std::to_string(*claim.height));
+  if (claim.chroma && *claim.chroma != f.chroma) add(2, to_string(*claim.chroma));
+  if (claim.bit_depth && *claim.bit_depth != f.bit_depth)
+    add(3, std::to_string(*claim.bit_depth));
+  if (count == 0) return;
+  throw Error(fmt::format("{}: is a Y4M file whose header says {}x{} {} {}-bit, but{} {} "
+                          "otherwise: {} describe raw input; drop them or make them agree",
+                          source.path(), f.width, f.height, to_string(f.chroma), f.bit_depth,
+                          differ, count > 1 ? "say" : "says", claim.names));
+}
+
 std::unique_ptr<FrameSource> make_y4m_reader(std::string path, OpenedInput input,
                                              const WarningHandler& on_warning) {
   return std::make_unique<Y4mReader>(std::move(path), std::move(input), on_warning);

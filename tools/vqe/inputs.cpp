@@ -11,25 +11,15 @@
 namespace vqe::cli {
 namespace {
 
-std::string describe(const VideoFormat& f) {
-  return fmt::format("{}x{} {} {}-bit", f.width, f.height, to_string(f.chroma), f.bit_depth);
-}
-
 // -w/-h/-p/-b given with a Y4M input are an error when they say another
 // format than its header: the user believes the video is something else.
 void check_raw_options_against(const FrameSource& input, const RawInputOptions& raw) {
-  const VideoFormat& f = input.format();
-  std::string differ;
-  if (raw.width && *raw.width != f.width) differ += fmt::format(" -w {}", *raw.width);
-  if (raw.height && *raw.height != f.height) differ += fmt::format(" -h {}", *raw.height);
-  if (raw.pixel_format && *raw.pixel_format != to_string(f.chroma))
-    differ += fmt::format(" -p {}", *raw.pixel_format);
-  if (raw.bit_depth && *raw.bit_depth != f.bit_depth) differ += fmt::format(" -b {}", *raw.bit_depth);
-  if (!differ.empty())
-    throw Error(fmt::format("{}: is a Y4M file whose header says {}, but{} {} otherwise: -w, -h, "
-                            "-p and -b describe raw input; drop them or make them agree",
-                            input.path(), describe(f), differ,
-                            std::count(differ.begin(), differ.end(), '-') > 1 ? "say" : "says"));
+  RawShapeClaim claim;
+  claim.width = raw.width;
+  claim.height = raw.height;
+  if (raw.pixel_format) claim.chroma = parse_chroma_format(*raw.pixel_format);
+  claim.bit_depth = raw.bit_depth;
+  check_raw_claim(input, claim);
 }
 
 // --scale distorted or WxH: `distorted` to the reference's size. Without
