@@ -203,70 +203,105 @@ struct Result {
                           result.gpu_extractors, columns, result.features.aggregates(),
                           input_paths);
   }
-  static Result from_state(const py::tuple& t) {
-    if (t.size() != 12 || t[0].cast<int>() != kStateVersion)
-      throw vqe::Error("vqe.Result: pickled by another version of vqe (state not understood)");
+  // The Result that state() described; vqe::Error ("state not understood")
+  // for anything else: another layout or version, wrong types, or values no
+  // job gives (sizes, bit depth, chroma, subsample, more values than frames).
+  static Result from_state(const py::handle& state) {
+    const auto refuse = [](const std::string& why) {
+      return vqe::Error("vqe.Result: pickled state not understood (" + why +
+                        "); was it pickled by another version of vqe?");
+    };
+    if (!py::isinstance<py::tuple>(state)) throw refuse("not a tuple");
+    const auto t = py::reinterpret_borrow<py::tuple>(state);
+    if (t.size() != 12) throw refuse(fmt::format("{} items, not 12", t.size()));
     Result r;
-    r.result.format = {t[1].cast<int>(), t[2].cast<int>(), t[3].cast<int>(),
-                       vqe::parse_chroma_format(t[4].cast<std::string>())};
-    r.result.frames = t[5].cast<unsigned>();
-    r.subsample = t[6].cast<unsigned>();
-    r.seconds = t[7].cast<double>();
-    r.result.gpu_extractors = t[8].cast<std::vector<std::string>>();
-    for (const py::handle column : t[9].cast<py::list>()) {
-      const auto pair = column.cast<py::tuple>();
-      const auto name = pair[0].cast<std::string>();
-      r.result.features.declare(name);
-      unsigned i = 0;
-      for (const py::handle v : pair[1].cast<py::list>()) {
-        if (!v.is_none()) r.result.features.set(name, i, v.cast<double>());
-        ++i;
+    try {
+      if (!py::isinstance<py::int_>(t[0]) || t[0].cast<int>() != kStateVersion)
+        throw refuse("another version");
+      for (int i : {1, 2, 3, 5, 6})
+        if (!py::isinstance<py::int_>(t[i])) throw refuse(fmt::format("item {} not an int", i));
+      if (!py::isinstance<py::str>(t[4])) throw refuse("chroma not a str");
+      vqe::VideoFormat& f = r.result.format;
+      f = {t[1].cast<int>(), t[2].cast<int>(), t[3].cast<int>(),
+           vqe::parse_chroma_format(t[4].cast<std::string>())};
+      if (f.width < 1 || f.height < 1 || f.width > 32768 || f.height > 32768)
+        throw refuse("width or height outside 1..32768");
+      if (f.bit_depth != 8 && f.bit_depth != 10 && f.bit_depth != 12 && f.bit_depth != 16)
+        throw refuse("bit depth not 8, 10, 12 or 16");
+      r.result.frames = t[5].cast<unsigned>();
+      r.subsample = t[6].cast<unsigned>();
+      if (r.subsample < 1 || r.subsample > (1u << 30)) throw refuse("subsample outside 1..2^30");
+      r.seconds = t[7].cast<double>();
+      r.result.gpu_extractors = t[8].cast<std::vector<std::string>>();
+      for (const py::handle column : t[9].cast<py::list>()) {
+        const auto pair = column.cast<py::tuple>();
+        if (pair.size() != 2) throw refuse("a column is not (name, values)");
+        const auto name = pair[0].cast<std::string>();
+        const auto values = pair[1].cast<py::list>();
+        if (values.size() > r.result.frames) throw refuse("more values than frames");
+        r.result.features.declare(name);
+        unsigned i = 0;
+        for (const py::handle v : values) {
+          if (!v.is_none()) r.result.features.set(name, i, v.cast<double>());
+          ++i;
+        }
       }
+      for (const auto& [name, value] :
+           t[10].cast<std::vector<std::pair<std::string, double>>>())
+        r.result.features.set_aggregate(name, value);
+      for (const auto& path : t[11].cast<std::vector<std::string>>())
+        if (auto id = vqe::file_identity(path)) r.inputs.push_back({path, *id});
+    } catch (const py::cast_error&) {
+      throw refuse("wrong types, or numbers out of range");
     }
-    for (const auto& [name, value] : t[10].cast<std::vector<std::pair<std::string, double>>>())
-      r.result.features.set_aggregate(name, value);
-    for (const auto& path : t[11].cast<std::vector<std::string>>())
-      if (auto id = vqe::file_identity(path)) r.inputs.push_back({path, *id});
     return r;
   }
 };
 
+// `raw`: None, or (width, height, pixel_format, bitdepth) with None for
+// those not given (vqe._raw checked the values). Width and height make the
+// file raw YUV (pixel_format 420 and 8 bits unless given); a Y4M file's
+// header gives its format, and any of the four given that say otherwise are
+// refused, as the CLI refuses -w/-h/-p/-b.
 std::unique_ptr<vqe::FrameSource> open_input(const std::string& path, const py::object& raw) {
   const auto has_suffix = [&](const char* suffix) {
     const std::size_t n = std::strlen(suffix);
     return path.size() >= n && path.compare(path.size() - n, n, suffix) == 0;
   };
-  if (raw.is_none()) {
-    // Y4M and compressed files (where built with FFmpeg's libraries) are
-    // recognised by content; raw YUV needs its shape.
-    if (has_suffix(".yuv") || has_suffix(".raw"))
-      throw vqe::Error(fmt::format("{}: raw (non-.y4m) input needs width, height, pixel_format "
-                                   "and bitdepth", path));
-    return vqe::open_video(path, nullptr);
-  }
-  const auto t = raw.cast<std::tuple<int, int, std::string, int>>();
-  vqe::RawVideoParams p;
-  p.width = std::get<0>(t);
-  p.height = std::get<1>(t);
-  p.chroma = vqe::parse_chroma_format(std::get<2>(t));
-  p.bit_depth = std::get<3>(t);
-  if (p.width < 1 || p.height < 1 || p.width > 32768 || p.height > 32768)
-    throw vqe::Error(fmt::format("{}: width and height must be in 1..32768", path));
-  if (p.bit_depth != 8 && p.bit_depth != 10 && p.bit_depth != 12 && p.bit_depth != 16)
-    throw vqe::Error(fmt::format("{}: bitdepth must be 8, 10, 12 or 16", path));
-  auto source = vqe::open_video(path, &p);
-  // A Y4M file's header gives its format: width and height (and a pixel_format or bitdepth
-  // other than the defaults) that say otherwise are refused, as the CLI refuses -w/-h/-p/-b.
   vqe::RawShapeClaim claim;
-  claim.width = p.width;
-  claim.height = p.height;
-  if (p.chroma != vqe::ChromaFormat::k420) claim.chroma = p.chroma;
-  if (p.bit_depth != 8) claim.bit_depth = p.bit_depth;
+  if (!raw.is_none()) {
+    const auto t = raw.cast<std::tuple<std::optional<int>, std::optional<int>,
+                                       std::optional<std::string>, std::optional<int>>>();
+    claim.width = std::get<0>(t);
+    claim.height = std::get<1>(t);
+    if (std::get<2>(t)) claim.chroma = vqe::parse_chroma_format(*std::get<2>(t));
+    claim.bit_depth = std::get<3>(t);
+  }
   claim.spelling[0] = "width={}";
   claim.spelling[1] = "height={}";
   claim.spelling[2] = "pixel_format={}";
   claim.spelling[3] = "bitdepth={}";
   claim.names = "width, height, pixel_format and bitdepth";
+  std::unique_ptr<vqe::FrameSource> source;
+  if (!claim.width || !claim.height) {
+    // Y4M and compressed files (where built with FFmpeg's libraries) are
+    // recognised by content; raw YUV needs its shape.
+    if (has_suffix(".yuv") || has_suffix(".raw"))
+      throw vqe::Error(fmt::format("{}: raw (non-.y4m) input needs width, height, pixel_format "
+                                   "and bitdepth", path));
+    source = vqe::open_video(path, nullptr);
+  } else {
+    vqe::RawVideoParams p;
+    p.width = *claim.width;
+    p.height = *claim.height;
+    p.chroma = claim.chroma.value_or(vqe::ChromaFormat::k420);
+    p.bit_depth = claim.bit_depth.value_or(8);
+    if (p.width < 1 || p.height < 1 || p.width > 32768 || p.height > 32768)
+      throw vqe::Error(fmt::format("{}: width and height must be in 1..32768", path));
+    if (p.bit_depth != 8 && p.bit_depth != 10 && p.bit_depth != 12 && p.bit_depth != 16)
+      throw vqe::Error(fmt::format("{}: bitdepth must be 8, 10, 12 or 16", path));
+    source = vqe::open_video(path, &p);
+  }
   vqe::check_raw_claim(*source, claim);
   return source;
 }
@@ -557,8 +592,23 @@ PYBIND11_MODULE(_vqe, m) {
       .def("aggregates", [](const Result& r) { return r.result.features.aggregates(); })
       .def("write", &Result::write, py::call_guard<py::gil_scoped_release>())
       .def("dumps", &Result::dumps)
-      .def(py::pickle([](const Result& r) { return r.state(); },
-                      [](const py::tuple& t) { return Result::from_state(t); }));
+      // Pickled as a call of vqe._native_result, a Python function that
+      // pickle saves by name (every protocol; pybind11's own pickling aborted
+      // the interpreter at protocols 0 and 1, and this module's functions
+      // cannot be saved by name).
+      .def("__reduce__", [](const Result& r) {
+        return py::make_tuple(py::module_::import("vqe").attr("_native_result"),
+                              py::make_tuple(r.state()));
+      });
+  m.def("_result_from_state", &Result::from_state, py::arg("state"),
+        "A Result from Result.__reduce__'s state (pickle's loads calls it).");
+  // Results come from score(), score_ladder() and pickle only: Result.__new__
+  // would give an instance with no C++ object behind it.
+  m.attr("Result").attr("__new__") = py::cpp_function(
+      [](const py::args&, const py::kwargs&) -> py::object {
+        throw py::type_error("vqe._vqe.Result cannot be created directly: it comes from "
+                             "vqe.score(), vqe.score_ladder() or pickle");
+      });
 
   m.def("score", &score, py::arg("reference"), py::arg("distorted"), py::arg("config"),
         py::arg("raw"));

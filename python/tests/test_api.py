@@ -101,6 +101,9 @@ def test_result_pickles_whole(clips, tmp_path):
     r = vqe.score(ref, dist, models=["vmaf_v0.6.1"], subsample=3, frame_cnt=14,
                   features=["psnr=enable_apsnr=true", "float_ssim"])
     back = pickle.loads(pickle.dumps(r))
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # 0 and 1 aborted the interpreter
+        again = pickle.loads(pickle.dumps(r, protocol))
+        assert again._native.dumps("json", "max") == r._native.dumps("json", "max"), protocol
     assert (back.names, back.frames, back.width, back.height, back.bit_depth, back.chroma,
             back.subsample, back.seconds, back.gpu_extractors) == \
         (r.names, r.frames, r.width, r.height, r.bit_depth, r.chroma, r.subsample, r.seconds,
@@ -115,9 +118,20 @@ def test_result_pickles_whole(clips, tmp_path):
     with pytest.raises(vqe.VqeError, match="ref.y4m"):
         back.write(ref)
     assert ref.read_bytes() == before
-    with pytest.raises(vqe.VqeError, match="another version"):
-        native = type(r._native)
-        native.__setstate__(native.__new__(native), (99,))
+    # States no result gives are refused with a message, never used.
+    state = r._native.__reduce__()[1][0]
+    for item, value in ((0, 99), (1, -5), (3, 9), (4, b"420"), (6, 0), (5, 2), (5, 2**70),
+                        (9, [("x", "not a list")])):
+        bad = list(state)
+        bad[item] = value
+        with pytest.raises(vqe.VqeError, match="pickled state not understood"):
+            vqe._native_result(tuple(bad))
+    with pytest.raises(vqe.VqeError, match="not a tuple"):
+        vqe._native_result([])
+    # A native result exists only with its C++ object: no empty instance.
+    native = type(r._native)
+    with pytest.raises(TypeError, match="cannot be created directly"):
+        native.__new__(native)
 
 
 def push_frames(job, ref_frames, dist_frames, chunk=None):
@@ -250,6 +264,19 @@ def test_bad_arguments_raise_clear_errors(clips, tmp_path):
     with pytest.raises(vqe.VqeError, match="but bitdepth=10 says otherwise"):
         vqe.score(ref, dist, width=176, height=144, bitdepth=10)
     assert vqe.score(ref, dist, width=176, height=144, models=[], features=["psnr"]).frames == 20
+    # pixel_format and bitdepth alone are checked too (as the CLI's -p, -b), and bad values
+    # are refused whatever the file.
+    with pytest.raises(vqe.VqeError, match="but pixel_format=444 says otherwise"):
+        vqe.score(ref, dist, pixel_format="444")
+    with pytest.raises(vqe.VqeError, match="but bitdepth=10 says otherwise"):
+        vqe.score(ref, dist, bitdepth=10)
+    for kwargs, message in ((dict(pixel_format="yuv420p"), "pixel_format must be"),
+                            (dict(pixel_format="411"), "pixel_format must be"),
+                            (dict(bitdepth=9), "bitdepth must be")):
+        with pytest.raises(ValueError, match=message):
+            vqe.score(ref, dist, **kwargs)
+    assert vqe.score(ref, dist, pixel_format=420, bitdepth=8, models=[],
+                     features=["psnr"]).frames == 20
 
     # A name the job does not compute is a KeyError, not "not final yet" (None).
     named = vqe.Job(models=[], features=["psnr"])

@@ -39,6 +39,11 @@ _POOLS = ("min", "max", "mean", "harmonic_mean")
 _FORMATS = ("json", "xml", "csv", "sub")
 
 
+def _native_result(state):
+    """A native result from the state its __reduce__ gave (pickle calls this)."""
+    return _vqe._result_from_state(state)
+
+
 def list_features() -> list[str]:
     """Names of every feature extractor of this build (as `--feature` takes them)."""
     return _vqe.list_features()
@@ -83,16 +88,27 @@ def _config(models, features, no_prediction, threads, subsample, frame_cnt, fram
 
 
 def _raw(width, height, pixel_format, bitdepth):
+    """The raw-shape arguments as the native call takes them: None when none is given, else a
+    tuple (width, height, pixel_format, bitdepth) holding None for those not given (a raw file
+    needs width and height; for a Y4M file, any given must agree with its header)."""
+    if pixel_format is not None:
+        if isinstance(pixel_format, int) and not isinstance(pixel_format, bool):
+            pixel_format = str(pixel_format)
+        if pixel_format not in ("400", "420", "422", "444"):
+            raise ValueError(f"pixel_format must be '400', '420', '422' or '444', "
+                             f"got {pixel_format!r}")
+    if bitdepth is not None and (isinstance(bitdepth, bool) or bitdepth not in (8, 10, 12, 16)):
+        raise ValueError(f"bitdepth must be 8, 10, 12 or 16, got {bitdepth!r}")
     if width is None and height is None:
-        return None
+        if pixel_format is None and bitdepth is None:
+            return None
+        return (None, None, pixel_format, None if bitdepth is None else int(bitdepth))
     if not width or not height:
         raise ValueError("raw input needs both width and height")
     for name, value in (("width", width), ("height", height)):
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 32768:
             raise ValueError(f"{name} must be an integer in 1..32768, got {value!r}")
-    if bitdepth not in (8, 10, 12, 16):
-        raise ValueError(f"bitdepth must be 8, 10, 12 or 16, got {bitdepth!r}")
-    return (int(width), int(height), str(pixel_format), int(bitdepth))
+    return (int(width), int(height), pixel_format, None if bitdepth is None else int(bitdepth))
 
 
 def _path(path) -> str:
@@ -210,9 +226,10 @@ def score(reference: str | os.PathLike, distorted: str | os.PathLike, *,
           backend: str = "cpu", gpu: int = 0, threads: int = 0, subsample: int = 1,
           frame_cnt: int = 0, frame_skip_ref: int = 0, frame_skip_dist: int = 0,
           cpu_level: str | None = None, width: int | None = None, height: int | None = None,
-          pixel_format: str = "420", bitdepth: int = 8) -> Result:
+          pixel_format: str | None = None, bitdepth: int | None = None) -> Result:
     """Scores `distorted` against `reference` (paths: .y4m, or raw planar YUV with width, height,
-    pixel_format and bitdepth) and returns a Result.
+    pixel_format (default "420") and bitdepth (default 8)) and returns a Result. Given with a
+    Y4M file, these must agree with its header (VqeError otherwise), as the CLI's -w/-h/-p/-b.
 
     models: VMAF model versions ("vmaf_v0.6.1", the default) or the CLI's -m specs
     ("version=vmaf_4k_v0.6.1:name=vmaf4k", "path=model.json"); [] for none.
@@ -240,7 +257,7 @@ def score_ladder(reference: str | os.PathLike, distorted: Sequence[str | os.Path
     if isinstance(distorted, (str, os.PathLike)):
         raise TypeError("score_ladder takes a list of distorted paths")
     raw = _raw(options.pop("width", None), options.pop("height", None),
-               options.pop("pixel_format", "420"), options.pop("bitdepth", 8))
+               options.pop("pixel_format", None), options.pop("bitdepth", None))
     defaults = dict(models=None, features=(), no_prediction=False, threads=0, subsample=1,
                     frame_cnt=0, frame_skip_ref=0, frame_skip_dist=0, backend="cpu", gpu=0,
                     cpu_level=None)

@@ -57,8 +57,9 @@ for _f in ("xml", "json", "csv", "sub"):
     _parser.add_argument("--" + _f, dest="format", action="store_const", const=_f)
 _parser.add_argument("-w", "--width", type=int, default=None)
 _parser.add_argument("-h", "--height", type=int, default=None)
-_parser.add_argument("-p", "--pixel_format", choices=("400", "420", "422", "444"), default="420")
-_parser.add_argument("-b", "--bitdepth", type=int, choices=(8, 10, 12, 16), default=8)
+# Not given: None (raw files then read as 420 and 8 bits; Y4M files are not checked).
+_parser.add_argument("-p", "--pixel_format", choices=("400", "420", "422", "444"), default=None)
+_parser.add_argument("-b", "--bitdepth", type=int, choices=(8, 10, 12, 16), default=None)
 
 
 class ManifestError(vqe.VqeError):
