@@ -481,32 +481,35 @@ namespace {
 // stale sample read anywhere would show), sharing one arena in turn must
 // give the values of each extractor alone, at the scalar and the best level.
 TEST(ScratchArena, EarlierContentsNeverReachTheFloatFeatures) {
-  const VideoFormat format{208, 184, 10, ChromaFormat::k420};
-  std::vector<std::pair<Picture, Picture>> frames;
-  for (std::uint32_t i = 0; i < 2; ++i) {
-    Picture ref = test::synthetic_picture(format, 40 + i, test::Fill::smooth);
-    Picture dis = test::distort_picture(ref, 70 + i, 9);
-    frames.emplace_back(std::move(ref), std::move(dis));
-  }
   const std::vector<std::string> names = {"float_adm", "float_ms_ssim", "float_ssim",
                                           "float_vif", "float_ansnr"};
-  for (const simd::Level level : {simd::Level::scalar, simd::max_level()}) {
-    ScratchArena shared;
-    const std::size_t room = std::size_t{4} * format.width * format.height;
-    for (unsigned slot = 0; slot < 64; ++slot) {
-      float* p = shared.get<float>(slot, room);
-      std::fill(p, p + room, std::numeric_limits<float>::quiet_NaN());
+  for (const VideoFormat format : {VideoFormat{208, 184, 10, ChromaFormat::k420},
+                                   VideoFormat{211, 187, 8, ChromaFormat::k420}}) {
+    std::vector<std::pair<Picture, Picture>> frames;
+    for (std::uint32_t i = 0; i < 2; ++i) {
+      Picture ref = test::synthetic_picture(format, 40 + i, test::Fill::smooth);
+      Picture dis = test::distort_picture(ref, 70 + i, 9);
+      frames.emplace_back(std::move(ref), std::move(dis));
     }
-    const std::size_t held = shared.bytes();
-    for (const std::string& name : names) {
-      const FeatureCollector alone = test::run_on_pictures(name, {}, frames, nullptr, level);
-      const FeatureCollector in_turn =
-          test::run_on_pictures(name, {}, frames, nullptr, level, &shared);
-      ASSERT_GT(alone.names().size(), 0u) << name;
-      EXPECT_EQ(test::expect_bit_identical(alone, in_turn, name), 0) << name;
-      EXPECT_EQ(shared.bytes(), held) << name << " grew a slot (its NaN would be gone)";
-      for (const std::string& f : alone.names())
-        EXPECT_TRUE(std::isfinite(*alone.get(f, 0))) << name << " " << f;
+    for (const simd::Level level : {simd::Level::scalar, simd::max_level()}) {
+      ScratchArena shared;
+      const std::size_t room = std::size_t{4} * format.width * format.height;
+      for (unsigned slot = 0; slot < 64; ++slot) {
+        float* p = shared.get<float>(slot, room);
+        std::fill(p, p + room, std::numeric_limits<float>::quiet_NaN());
+      }
+      const std::size_t held = shared.bytes();
+      for (const std::string& name : names) {
+        const std::string what = fmt::format("{} {}x{}", name, format.width, format.height);
+        const FeatureCollector alone = test::run_on_pictures(name, {}, frames, nullptr, level);
+        const FeatureCollector in_turn =
+            test::run_on_pictures(name, {}, frames, nullptr, level, &shared);
+        ASSERT_GT(alone.names().size(), 0u) << what;
+        EXPECT_EQ(test::expect_bit_identical(alone, in_turn, what), 0) << what;
+        EXPECT_EQ(shared.bytes(), held) << what << " grew a slot (its NaN would be gone)";
+        for (const std::string& f : alone.names())
+          EXPECT_TRUE(std::isfinite(*alone.get(f, 0))) << what << " " << f;
+      }
     }
   }
 }

@@ -386,26 +386,46 @@ AdmComputer::AdmComputer(int w, int h, const AdmParams& params)
     ch = (ch + 1) / 2;
   }
   bstride_ = (w + 1) / 2;
-  // Each band buffer rounded up to whole 64-byte lines; four of them share
-  // one arena slot of about a plane's size (the size other extractors'
-  // slots have, so that the slots overlap).
-  band_size_ = (static_cast<std::size_t>(bstride_) * ((h + 1) / 2) + 15) / 16 * 16;
+  // Buffer sizes rounded up to whole 64-byte lines. Every band has rows of
+  // bstride_ floats: (sh_[s] + 1) / 2 rows at scale s. ref_[1] and dis_[1]
+  // serve scales 1 and 3 only, so they need about half as many rows.
+  const auto lines = [](std::size_t floats) { return (floats + 15) / 16 * 16; };
+  band_size_ = lines(static_cast<std::size_t>(bstride_) * ((h + 1) / 2));
+  const std::size_t odd_size = lines(static_cast<std::size_t>(bstride_) * ((sh_[1] + 1) / 2));
+  // The buffers in bind()'s order fill arena slots one after another: four
+  // full bands, or eight of the odd scales', to a slot of about a plane's
+  // size (the size other extractors' slots have, so that the slots overlap).
+  slot_size_ = std::max(kBandsPerSlot * band_size_, 2 * kBandsPerSlot * odd_size);
+  unsigned slot = 0;
+  std::size_t used = 0;
+  int k = 0;
+  const auto put = [&](std::size_t size) {
+    if (used + size > slot_size_) {
+      ++slot;
+      used = 0;
+    }
+    places_[k++] = {slot, used};
+    used += size;
+  };
+  for (int i = 0; i < 8; ++i) put(band_size_);  // ref_[0], dis_[0]
+  for (int i = 0; i < 8; ++i) put(odd_size);    // ref_[1], dis_[1]
+  while (k < kBandBuffers) put(band_size_);     // r_, a_, csf_a_, csf_f_
+  slots_ = slot + 1;
   tmplo_.assign(w, 0.0f);
   tmphi_.assign(w, 0.0f);
 }
 
 void AdmComputer::reserve(ScratchArena& arena) const {
-  for (int i = 0; i < kBandBuffers; i += kBandsPerSlot)
-    arena.get<float>(kScratchWork + i / kBandsPerSlot, kBandsPerSlot * band_size_);
+  for (unsigned s = 0; s < slots_; ++s) arena.get<float>(kScratchWork + s, slot_size_);
 }
 
 void AdmComputer::bind(ScratchArena& arena) {
   int i = 0;
   auto next = [&] {
-    float* block = arena.get<float>(kScratchWork + i / kBandsPerSlot, kBandsPerSlot * band_size_);
-    return block + (i++ % kBandsPerSlot) * band_size_;
+    const auto [slot, offset] = places_[i++];
+    return arena.get<float>(kScratchWork + slot, slot_size_) + offset;
   };
-  for (Bands* b : {&ref_[0], &ref_[1], &dis_[0], &dis_[1]}) {
+  for (Bands* b : {&ref_[0], &dis_[0], &ref_[1], &dis_[1]}) {
     b->a = next();
     b->h = next();
     b->v = next();

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "core/scratch_arena.h"
@@ -62,10 +63,11 @@ void csf_factors(const AdmParams& params, int scale, float* factor1, float* fact
 float recip_divide(float x, float d);
 
 /// Multi-scale ADM on float planes. Construct once per frame size. The 28
-/// band buffers (each a quarter plane) come from a ScratchArena, four to a
-/// slot from kScratchWork (7 slots of about a plane each), so that they
-/// overlap the other float extractors' working buffers of the same thread;
-/// compute() allocates nothing once reserve() has sized the arena.
+/// band buffers (quarter planes; those of the odd scales about an eighth)
+/// come from a ScratchArena, packed into 6 slots of about a plane each from
+/// kScratchWork, so that they overlap the other float extractors' working
+/// buffers of the same thread; compute() allocates nothing once reserve()
+/// has sized the arena.
 class AdmComputer {
  public:
   AdmComputer() = default;
@@ -87,13 +89,17 @@ class AdmComputer {
     float *a = nullptr, *h = nullptr, *v = nullptr, *d = nullptr;
   };
   static constexpr int kBandBuffers = 28;
-  static constexpr int kBandsPerSlot = 4;
+  static constexpr std::size_t kBandsPerSlot = 4;
   void bind(ScratchArena& arena);
   void dwt(const float* src, std::ptrdiff_t sstride, int scale, bool low_only, Bands& out);
 
   int w_ = 0, h_ = 0;
   std::ptrdiff_t bstride_ = 0;  // stride of every band buffer, in floats
-  std::size_t band_size_ = 0;   // floats in each band buffer
+  std::size_t band_size_ = 0;   // floats in each band buffer of scales 0 and 2
+  std::size_t slot_size_ = 0;   // floats in each arena slot used
+  unsigned slots_ = 0;          // arena slots used, from kScratchWork
+  // Each buffer's slot (from kScratchWork) and offset in floats, in bind()'s order.
+  std::array<std::pair<unsigned, std::size_t>, kBandBuffers> places_{};
   AdmParams params_{};
   std::array<int, 4> sw_{}, sh_{};  // input size of each scale
   std::array<std::array<std::vector<int>, 4>, 4> ind_y_, ind_x_;
