@@ -224,10 +224,11 @@ struct Result {
       vqe::VideoFormat& f = r.result.format;
       f = {t[1].cast<int>(), t[2].cast<int>(), t[3].cast<int>(),
            vqe::parse_chroma_format(t[4].cast<std::string>())};
-      if (f.width < 1 || f.height < 1 || f.width > 32768 || f.height > 32768)
-        throw refuse("width or height outside 1..32768");
-      if (f.bit_depth != 8 && f.bit_depth != 10 && f.bit_depth != 12 && f.bit_depth != 16)
-        throw refuse("bit depth not 8, 10, 12 or 16");
+      try {
+        vqe::validate_format(f, "format");
+      } catch (const vqe::Error& e) {
+        throw refuse(e.what());
+      }
       r.result.frames = t[5].cast<unsigned>();
       r.subsample = t[6].cast<unsigned>();
       if (r.subsample < 1 || r.subsample > (1u << 30)) throw refuse("subsample outside 1..2^30");
@@ -296,10 +297,7 @@ std::unique_ptr<vqe::FrameSource> open_input(const std::string& path, const py::
     p.height = *claim.height;
     p.chroma = claim.chroma.value_or(vqe::ChromaFormat::k420);
     p.bit_depth = claim.bit_depth.value_or(8);
-    if (p.width < 1 || p.height < 1 || p.width > 32768 || p.height > 32768)
-      throw vqe::Error(fmt::format("{}: width and height must be in 1..32768", path));
-    if (p.bit_depth != 8 && p.bit_depth != 10 && p.bit_depth != 12 && p.bit_depth != 16)
-      throw vqe::Error(fmt::format("{}: bitdepth must be 8, 10, 12 or 16", path));
+    vqe::validate_format({p.width, p.height, p.bit_depth, p.chroma}, path);
     source = vqe::open_video(path, &p);
   }
   vqe::check_raw_claim(*source, claim);

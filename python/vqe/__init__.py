@@ -329,6 +329,7 @@ class Job:
             raise TypeError(f"bit_depth must be an integer (8, 10, 12 or 16), got {bit_depth!r}")
         self._native = _vqe.Job(config, bit_depth)
         self._frame_cnt = frame_cnt
+        self._names = None  # the job's output names (a set), once it has started
 
     def _past_frame_cnt(self) -> bool:
         # The native job counts frames; a finished job still raises there.
@@ -364,10 +365,12 @@ class Job:
         job does not compute (once it has started)."""
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 2**32:
             raise ValueError(f"index must be a frame number >= 0, got {index!r}")
-        names = self._native.feature_names()
-        if names and name not in names:
+        if self._names is None:
+            names = self._native.feature_names()  # empty until the first frame
+            self._names = set(names) if names else None
+        if self._names is not None and name not in self._names:
             raise KeyError(f"{name!r} is not computed by this job (it computes "
-                           f"{', '.join(names)})")
+                           f"{', '.join(self._native.feature_names())})")
         return self._native.score(name, index)
 
     def feature_names(self) -> list[str]:

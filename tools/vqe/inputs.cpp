@@ -57,8 +57,7 @@ LadderInputs open_ladder_inputs(const Settings& s, const WarningHandler& warn,
   const DecodeOptions decode = make_decode_options(s, note);
   const auto open = [s_raw = s.raw, raw, have_raw, warn, decode](const std::string& path) {
     auto source = open_video(path, have_raw ? raw.get() : nullptr, warn, decode);
-    if (s_raw.any() && source->container() == VideoContainer::kY4m)
-      check_raw_options_against(*source, s_raw);
+    if (s_raw.any()) check_raw_options_against(*source, s_raw);
     return source;
   };
   LadderInputs in;

@@ -61,7 +61,6 @@ void SsimWorkspace::reserve(int width, int height, ScratchArena* arena) {
   const std::size_t valid =
       static_cast<std::size_t>(width - (kGaussianLen - 1)) * (height - (kGaussianLen - 1));
   ScratchArena& a = arena != nullptr ? *arena : own_;
-  capacity_ = full;
   square_ref_ = a.get<float>(kScratchWork, full);
   square_dist_ = a.get<float>(kScratchWork + 1, full);
   cross_ = a.get<float>(kScratchWork + 2, full);
@@ -76,8 +75,7 @@ void SsimWorkspace::reserve(int width, int height, ScratchArena* arena) {
 SsimMeans ssim_gaussian(const IqaDsp& dsp, const float* reference, const float* distorted,
                         int width, int height, SsimWorkspace& ws, TileRunner* tiles) {
   if (width < kGaussianLen || height < kGaussianLen || width > ws.width_ ||
-      height > ws.height_ ||
-      static_cast<std::size_t>(width) * height > ws.capacity_)
+      height > ws.height_)
     throw Error(fmt::format("ssim: image {}x{} does not fit the workspace {}x{} or the {}x{} window",
                             width, height, ws.width_, ws.height_, kGaussianLen, kGaussianLen));
   return dsp.ssim_gaussian(dsp, reference, distorted, width, height, ws, tiles);

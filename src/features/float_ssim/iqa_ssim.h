@@ -68,7 +68,6 @@ struct SsimWorkspace {
 
   int width_ = 0;
   int height_ = 0;
-  std::size_t capacity_ = 0;                      // floats in each full-size map
   float *square_ref_ = nullptr, *square_dist_ = nullptr, *cross_ = nullptr;  // width × height
   float *mu_ref_ = nullptr, *mu_dist_ = nullptr;  // (w−10) × (h−10)
   float* row_pass_ = nullptr;                     // (w−10) × h
