@@ -213,12 +213,15 @@ TEST(Ladder, TenBitLadderEqualsSeparateRuns) {
   }
 }
 
-TEST(Ladder, ReferenceShareComputesVifReferenceWorkOncePerFrame) {
+TEST(Ladder, ReferenceShareComputesVifAndAdmReferenceWorkOncePerFrame) {
   // Three jobs holding one share, fed the same reference: VIF's reference
-  // part (every scale's filtered reference statistics and decimation) is
-  // computed once per frame and taken twice, at 8 and 10 bits, with 0 to 4
-  // workers per job (tiles) and both skip_scale0 settings; every value
-  // equals a job without the share.
+  // part (every scale's filtered reference statistics and decimation) and
+  // ADM's (every level's reference DWT and denominator) are computed once
+  // per frame and taken twice, at 8 and 10 bits, with 0 to 4 workers per
+  // job (tiles), for VIF's both skip_scale0 settings and two ADM option
+  // sets; every value equals a job without the share. ADM with
+  // adm_skip_scale0 has no split and takes nothing (had it taken without
+  // the others, the share would keep its frames).
   for (const int bits : {8, 10}) {
     const VideoFormat format{352, 288, bits, ChromaFormat::k420};
     const unsigned frames = 5;
@@ -234,6 +237,9 @@ TEST(Ladder, ReferenceShareComputesVifReferenceWorkOncePerFrame) {
           JobConfig c;
           c.features.push_back({"vif", {}});
           c.features.push_back({"vif", {{"vif_skip_scale0", "true"}, {"vif_enhn_gain_limit", "1.5"}}});
+          c.features.push_back({"adm", {}});
+          c.features.push_back({"adm", {{"adm_enhn_gain_limit", "1.2"}, {"adm_csf_mode", "1"}}});
+          c.features.push_back({"adm", {{"adm_skip_scale0", "true"}}});
           c.threads = base_threads + j;  // 0..2 or 2..4 workers
           if (with_share) c.reference_share = share;
           jobs.push_back(std::make_unique<Job>(c));
@@ -248,9 +254,9 @@ TEST(Ladder, ReferenceShareComputesVifReferenceWorkOncePerFrame) {
       }
       const std::string what =
           std::to_string(bits) + "-bit, threads from " + std::to_string(base_threads);
-      // Two extractors (two keys) per frame.
-      EXPECT_EQ(share->computed(), 2ull * frames) << what;
-      EXPECT_EQ(share->reused(), 4ull * frames) << what;
+      // Four extractors (four keys) per frame.
+      EXPECT_EQ(share->computed(), 4ull * frames) << what;
+      EXPECT_EQ(share->reused(), 8ull * frames) << what;
       for (unsigned j = 0; j < 3; ++j)
         expect_same(shared_results[j], alone_results[j], what + ", job " + std::to_string(j));
     }

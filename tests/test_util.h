@@ -81,6 +81,17 @@ FeatureCollector run_on_pictures(const std::string& name, const OptionValues& op
                                  simd::Level level = simd::max_level(),
                                  ScratchArena* arena = nullptr);
 
+/// A tile runner of width 4 that runs every tile in order on the calling
+/// thread, tile t in slot t % 4: row tiles, their boundaries and per-slot
+/// buffers without threads.
+class RoundRobinTiles final : public TileRunner {
+ public:
+  unsigned width() const override { return 4; }
+  void run(unsigned tiles, TileFn fn) override {
+    for (unsigned t = 0; t < tiles; ++t) fn(t, t % 4);
+  }
+};
+
 /// Adds a gtest failure for every feature value of `actual` whose bits differ
 /// from `expected` (per frame and aggregate; names must match too). `what`
 /// prefixes the messages. Returns the number of differing values.

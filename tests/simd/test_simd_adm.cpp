@@ -6,11 +6,13 @@
 // reach each branch: zeros, aligned vectors, extreme and huge level 1-3
 // values); widths are odd and not multiples of any vector length.
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,6 +21,7 @@
 
 #include "core/simd.h"
 #include "features/adm/adm_kernels.h"
+#include "features/adm/integer_adm.h"
 #include "test_util.h"
 #include "core/extractor.h"
 
@@ -480,6 +483,84 @@ TEST(SimdAdm, ExtractorMatchesScalarForEveryOption) {
       compare_levels(opts, frames, what);
     }
   }
+}
+
+// IntegerAdm in two parts (the ladder's shared reference work):
+// compute_pair(compute_reference()) equals the scalar reference's compute()
+// bit for bit, with the reference part made at any SIMD level and the pair
+// part at any other, with and without row tiles, at every depth, for option
+// sets that change the denominator's weights and the masking, and with one
+// frame object recycled over pictures of different content (as the ladder's
+// pool recycles them).
+TEST(SimdAdm, ReferencePartThenPairEqualsFused) {
+  const std::vector<simd::Level> levels = simd_levels();
+  if (levels.empty()) GTEST_SKIP() << "no SIMD level on this CPU";
+  adm::AdmParams watson;
+  adm::AdmParams other;
+  other.enhn_gain_limit = 1.2;
+  other.skip_aim = true;
+  other.csf.mode = adm::CsfMode::kBarten;
+  test::RoundRobinTiles tiles;
+  const auto bits = [](auto v) {
+    return std::bit_cast<std::conditional_t<sizeof(v) == 4, std::uint32_t, std::uint64_t>>(v);
+  };
+  std::uint32_t seed = 1300;
+  for (int bd : {8, 10, 12, 16})
+    for (auto [w, h] : {std::pair{67, 45}, std::pair{257, 131}})
+      for (const adm::AdmParams* params : {&watson, &other}) {
+        const VideoFormat f{w, h, bd, ChromaFormat::k400};
+        adm::IntegerAdm scalar(w, h, bd, *params, simd::Level::scalar);
+        EXPECT_FALSE(scalar.splits_reference());
+        adm::ReferenceFrame frame;  // recycled over every case below
+        for (test::Fill fill : {test::Fill::smooth, test::Fill::random}) {
+          const Picture ref = test::synthetic_picture(f, seed++, fill);
+          const Picture dis = test::distort_picture(ref, seed++, 1 << (bd - 4));
+          const adm::AdmResult expect = scalar.compute(ref.plane(0), dis.plane(0));
+          for (simd::Level a : levels)
+            for (simd::Level b : levels)
+              for (TileRunner* runner : {static_cast<TileRunner*>(nullptr),
+                                         static_cast<TileRunner*>(&tiles)}) {
+                adm::IntegerAdm ka(w, h, bd, *params, a), kb(w, h, bd, *params, b);
+                ASSERT_TRUE(ka.splits_reference());
+                ka.compute_reference(ref.plane(0), frame, runner);
+                const adm::AdmResult got = kb.compute_pair(frame, dis.plane(0), runner);
+                const std::string what =
+                    fmt::format("{}/{} {}x{} {}-bit {} tiles {}", simd::level_name(a),
+                                simd::level_name(b), w, h, bd,
+                                params == &watson ? "defaults" : "other options",
+                                runner != nullptr);
+                // As bits: some of these options give NaN at small sizes
+                // (libvmaf's too).
+                for (int s = 0; s < adm::kNumScales; ++s) {
+                  EXPECT_EQ(bits(got.num_scale[s]), bits(expect.num_scale[s]))
+                      << what << " scale " << s;
+                  EXPECT_EQ(bits(got.den_scale[s]), bits(expect.den_scale[s]))
+                      << what << " scale " << s;
+                }
+                EXPECT_EQ(bits(got.adm2), bits(expect.adm2)) << what;
+                EXPECT_EQ(bits(got.aim), bits(expect.aim)) << what;
+                // The fused path after the split one (shared buffers) too.
+                const adm::AdmResult again = kb.compute(ref.plane(0), dis.plane(0), runner);
+                EXPECT_EQ(bits(again.adm2), bits(expect.adm2)) << what;
+                EXPECT_EQ(bits(again.aim), bits(expect.aim)) << what;
+              }
+        }
+        // A frame of another format is refused.
+        adm::IntegerAdm smaller(w - 1, h, bd, *params, levels.front());
+        EXPECT_THROW(smaller.compute_pair(frame, test::synthetic_picture(
+                                                     VideoFormat{w - 1, h, bd, ChromaFormat::k400},
+                                                     1).plane(0)),
+                     Error);
+      }
+  // Where the split does not exist (adm_skip_scale0), both parts refuse.
+  adm::AdmParams skip0;
+  skip0.skip_scale0 = true;
+  adm::IntegerAdm k(67, 45, 8, skip0, levels.front());
+  EXPECT_FALSE(k.splits_reference());
+  adm::ReferenceFrame frame;
+  const Picture pic = test::synthetic_picture(VideoFormat{67, 45, 8, ChromaFormat::k400}, 7);
+  EXPECT_THROW(k.compute_reference(pic.plane(0), frame), Error);
+  EXPECT_THROW(k.compute_pair(frame, pic.plane(0)), Error);
 }
 
 }  // namespace

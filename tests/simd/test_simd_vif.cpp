@@ -334,21 +334,13 @@ namespace {
 
 // Runs tiles one after another on the calling thread, as if 4 threads took
 // them (slots 0..3), so that tiles and per-slot workspaces are exercised.
-class SerialTiles final : public TileRunner {
- public:
-  unsigned width() const override { return 4; }
-  void run(unsigned tiles, TileFn fn) override {
-    for (unsigned t = 0; t < tiles; ++t) fn(t, t % 4);
-  }
-};
-
 // IntegerVifKernel in two parts (the ladder's shared reference work):
 // compute_pair(compute_reference()) equals compute() bit for bit, with the
 // reference part made at any level and the pair part at any other, with and
 // without tiles, at every depth and for both skip_scale0 settings.
 TEST(SimdVif, ReferencePartThenPairEqualsFused) {
   const std::vector<Level> levels = simd::available_levels();
-  SerialTiles tiles;
+  test::RoundRobinTiles tiles;
   std::uint32_t seed = 900;
   for (int bits : {8, 10, 12, 16})
     for (auto [w, h] : {std::pair{67, 70}, std::pair{333, 130}})

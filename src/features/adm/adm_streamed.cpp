@@ -43,10 +43,22 @@ IntegerAdm::StreamScratch& IntegerAdm::scratch(unsigned slot) {
   return *sc;
 }
 
+template <typename Fn>
+IntegerAdm::StreamSums IntegerAdm::sum_tiles(int w, int h, TileRunner& runner, const Fn& fn) {
+  const unsigned count = std::min(kMaxTiles, runner.tile_count(h, kMinTileRows, w));
+  std::array<StreamSums, kMaxTiles> partial;
+  runner.run(count, [&](unsigned tile, unsigned slot) {
+    partial[tile] = StreamSums{};
+    fn(scratch(slot), partial[tile], tile_rows(tile, count, h));
+  });
+  return add_tiles(partial.data(), count);
+}
+
 template <typename B, typename Ops>
 IntegerAdm::StreamSums IntegerAdm::stream_level(int w, int h, std::size_t st, int passes,
                                                 B* ref_ll, B* dis_ll, const Ops& ops,
-                                                TileRunner& runner) {
+                                                TileRunner& runner,
+                                                const ReferenceFrame::Level* shared) {
   // One level of the SIMD path as one pass over the band rows, so that every
   // band row is used while in cache: row i's DWT (the LL rows go to the full
   // LL bands for the next level, the detail rows to one-row buffers), its
@@ -62,13 +74,7 @@ IntegerAdm::StreamSums IntegerAdm::stream_level(int w, int h, std::size_t st, in
   // masking rows need, with their LL rows going to scratch.
   const Region r = score_region(w, h);
   const Region wr = work_region(w, h);
-  const unsigned count = std::min(kMaxTiles, runner.tile_count(h, kMinTileRows, w));
-  std::array<StreamSums, kMaxTiles> partial;
-  runner.run(count, [&](unsigned tile, unsigned slot) {
-    StreamScratch& sc = scratch(slot);
-    StreamSums& sums = partial[tile];
-    sums = StreamSums{};
-    const TileRows own = tile_rows(tile, count, h);
+  return sum_tiles(w, h, runner, [&](StreamScratch& sc, StreamSums& sums, const TileRows own) {
     B* ring_base;
     B* ll_scratch;
     if constexpr (sizeof(B) == 2) {
@@ -107,12 +113,22 @@ IntegerAdm::StreamSums IntegerAdm::stream_level(int w, int h, std::size_t st, in
     for (int i = std::max(0, own.begin - 1); i < last; ++i) {
       const bool owned = i >= own.begin && i < own.end;
       const std::size_t at = static_cast<std::size_t>(i) * st;
-      ops.dwt(sc, true, i, owned ? ref_ll + at : ll_scratch, ring(1, 0), ring(0, 0), ring(2, 0));
+      // The reference's h, v, d rows: computed here, or the shared ones.
+      const B* ref_rows[3];
+      if (shared) {
+        const std::size_t shared_at = static_cast<std::size_t>(i) * shared->stride;
+        for (int theta = 0; theta < 3; ++theta)
+          ref_rows[theta] = shared->band<B>(theta) + shared_at;
+      } else {
+        ops.dwt(sc, true, i, owned ? ref_ll + at : ll_scratch, ring(1, 0), ring(0, 0),
+                ring(2, 0));
+        for (int theta = 0; theta < 3; ++theta) ref_rows[theta] = ring(theta, 0);
+      }
       ops.dwt(sc, false, i, owned ? dis_ll + at : ll_scratch + st, ring(4, 0), ring(3, 0),
               ring(5, 0));
       if (i >= wr.top && i < wr.bottom) {
         const int rs = i % 3;
-        const DecoupleRow<B> row{ring(0, 0),  ring(1, 0),  ring(2, 0),  ring(3, 0),
+        const DecoupleRow<B> row{ref_rows[0], ref_rows[1], ref_rows[2], ring(3, 0),
                                  ring(4, 0),  ring(5, 0),  ring(6, rs), ring(7, rs),
                                  ring(8, rs), ring(9, rs), ring(10, rs), ring(11, rs)};
         ops.decouple(row, wr.left, wr.right);
@@ -124,20 +140,56 @@ IntegerAdm::StreamSums IntegerAdm::stream_level(int w, int h, std::size_t st, in
                   sc.ring_centre.data() + ring_at);
         }
       }
-      if (owned && i >= r.top && i < r.bottom)
+      if (!shared && owned && i >= r.top && i < r.bottom)
         for (int theta = 0; theta < 3; ++theta)
-          sums.den[theta] += ops.den(ring(theta, 0), r.left, r.right);
+          sums.den[theta] += ops.den(ref_rows[theta], r.left, r.right);
       // Row m needs rows up to m+1 (h-1 at the last row).
       while (next_masked < masked_end && neighbours(next_masked, h).after <= i)
         masked_row(next_masked++);
     }
   });
-  return add_tiles(partial.data(), count);
+}
+
+template <typename B, typename Ops>
+void IntegerAdm::stream_reference(int w, int h, std::size_t st, B* ref_ll, const Ops& ops,
+                                  TileRunner& runner, ReferenceFrame::Level& out) {
+  // stream_level's reference rows alone: no halo rows (a DWT row depends on
+  // the input rows only), every row kept in out's bands.
+  out.width = w;
+  out.height = h;
+  out.stride = static_cast<int>(st);
+  const std::size_t n = st * static_cast<std::size_t>(h);
+  for (int theta = 0; theta < 3; ++theta) {
+    // Every sample the pair part reads is written below: a recycled buffer
+    // of the size is kept as it is.
+    if constexpr (sizeof(B) == 2) {
+      out.band16[theta].resize(n);
+      out.band32[theta].clear();
+    } else {
+      out.band32[theta].resize(n);
+      out.band16[theta].clear();
+    }
+  }
+  const Region r = score_region(w, h);
+  const auto tile_pass = [&](StreamScratch& sc, StreamSums& sums, const TileRows own) {
+    for (int i = own.begin; i < own.end; ++i) {
+      const std::size_t at = static_cast<std::size_t>(i) * st;
+      B* rows[3];
+      for (int theta = 0; theta < 3; ++theta) rows[theta] = out.band<B>(theta) + at;
+      ops.dwt(sc, true, i, ref_ll + at, rows[1], rows[0], rows[2]);
+      if (i >= r.top && i < r.bottom)
+        for (int theta = 0; theta < 3; ++theta)
+          sums.den[theta] += ops.den(rows[theta], r.left, r.right);
+    }
+  };
+  const StreamSums total = sum_tiles(w, h, runner, tile_pass);
+  for (int theta = 0; theta < 3; ++theta) out.den[theta] = total.den[theta];
 }
 
 template <typename T>
 void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, LevelSums& sums,
-                                 TileRunner& runner) {
+                                 TileRunner& runner, ReferenceFrame* out,
+                                 const ReferenceFrame* in) {
   // Level 0 of the SIMD path (scale 0 not skipped): stream_level with the
   // 16-bit kernels.
   const int w0 = width_;
@@ -190,15 +242,23 @@ void IntegerAdm::level0_streamed(const Plane& ref, const Plane& dis, LevelSums& 
   ops.den_shift = den_level0_shift(den_area);
   ops.den_add = ops.den_shift > 0 ? (std::uint64_t{1} << (ops.den_shift - 1)) : 0;
 
-  const StreamSums total =
+  if (out) {
+    stream_reference(w, h, static_cast<std::size_t>(stride0_), ref16_.a.data(), ops, runner,
+                     out->level[0]);
+    return;
+  }
+  const ReferenceFrame::Level* shared = in ? &in->level[0] : nullptr;
+  StreamSums total =
       stream_level(w, h, static_cast<std::size_t>(stride0_), params_.skip_aim ? 1 : 2,
-                   ref16_.a.data(), dis16_.a.data(), ops, runner);
+                   ref16_.a.data(), dis16_.a.data(), ops, runner, shared);
+  if (shared) std::copy(shared->den, shared->den + 3, total.den);
   total.store(sums, 0);
 }
 
 template <typename S>
 void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_stride, int w_in,
-                                   int h_in, int scale, LevelSums& sums, TileRunner& runner) {
+                                   int h_in, int scale, LevelSums& sums, TileRunner& runner,
+                                   ReferenceFrame* out, const ReferenceFrame* in) {
   // Levels 1-3 of the SIMD path: stream_level with the 32-bit kernels, on
   // the previous LL bands (int16 at level 1, int32 after).
   static constexpr int kShiftH[3] = {15, 16, 15};
@@ -253,22 +313,33 @@ void IntegerAdm::level123_streamed(const S* ref_ll, const S* dis_ll, int src_str
                 w_in,          w,             kShiftH[scale - 1], fixed_.level123[scale],
                 ceil_log2(w),  row_shift,     half_of_pow2(row_shift), dsh,
                 half_of_pow2(dsh.accum)};
-  const StreamSums total =
+  if (out) {
+    stream_reference(w, h, static_cast<std::size_t>(stride1_), ref32_.a.data(), ops, runner,
+                     out->level[scale]);
+    return;
+  }
+  const ReferenceFrame::Level* shared = in ? &in->level[scale] : nullptr;
+  StreamSums total =
       stream_level(w, h, static_cast<std::size_t>(stride1_), params_.skip_aim ? 1 : 2,
-                   ref32_.a.data(), dis32_.a.data(), ops, runner);
+                   ref32_.a.data(), dis32_.a.data(), ops, runner, shared);
+  if (shared) std::copy(shared->den, shared->den + 3, total.den);
   total.store(sums, scale);
 }
 
 
 template void IntegerAdm::level0_streamed<std::uint8_t>(const Plane&, const Plane&, LevelSums&,
-                                                        TileRunner&);
+                                                        TileRunner&, ReferenceFrame*,
+                                                        const ReferenceFrame*);
 template void IntegerAdm::level0_streamed<std::uint16_t>(const Plane&, const Plane&, LevelSums&,
-                                                         TileRunner&);
+                                                         TileRunner&, ReferenceFrame*,
+                                                         const ReferenceFrame*);
 template void IntegerAdm::level123_streamed<std::int16_t>(const std::int16_t*, const std::int16_t*,
                                                           int, int, int, int, LevelSums&,
-                                                          TileRunner&);
+                                                          TileRunner&, ReferenceFrame*,
+                                                          const ReferenceFrame*);
 template void IntegerAdm::level123_streamed<std::int32_t>(const std::int32_t*, const std::int32_t*,
                                                           int, int, int, int, LevelSums&,
-                                                          TileRunner&);
+                                                          TileRunner&, ReferenceFrame*,
+                                                          const ReferenceFrame*);
 
 }  // namespace vqe::adm

@@ -232,4 +232,64 @@ AdmResult IntegerAdm::compute(const Plane& ref, const Plane& dis, TileRunner* ti
   return scorer_->score(sums);
 }
 
+// ---------------------------------------------------------------------------
+// One frame in two parts (a ladder's shared reference work)
+
+void IntegerAdm::compute_reference(const Plane& ref, ReferenceFrame& frame, TileRunner* tiles) {
+  if (!splits_reference())
+    throw Error("adm: the reference part is computed apart only on the SIMD levels' streamed "
+                "path with level 0 scored");
+  frame.width = width_;
+  frame.height = height_;
+  frame.bit_depth = bit_depth_;
+  LevelSums unused;
+  streamed_part(ref, unused, tiles, &frame, nullptr);
+}
+
+AdmResult IntegerAdm::compute_pair(const ReferenceFrame& frame, const Plane& dis,
+                                   TileRunner* tiles) {
+  if (!splits_reference())
+    throw Error("adm: the pair part is computed apart only on the SIMD levels' streamed path "
+                "with level 0 scored");
+  if (frame.width != width_ || frame.height != height_ || frame.bit_depth != bit_depth_)
+    throw Error(fmt::format("adm: the shared reference part is of {}x{} {}-bit, not {}x{} {}-bit",
+                            frame.width, frame.height, frame.bit_depth, width_, height_,
+                            bit_depth_));
+  LevelSums sums;
+  streamed_part(dis, sums, tiles, nullptr, &frame);
+  return scorer_->score(sums);
+}
+
+void IntegerAdm::streamed_part(const Plane& plane, LevelSums& sums, TileRunner* tiles,
+                               ReferenceFrame* out, const ReferenceFrame* in) {
+  TileRunner& runner = tiles ? *tiles : serial_tile_runner();
+  if (scratch_.size() < runner.width()) scratch_.resize(runner.width());
+  // The side computed here: its LL bands feed its next level.
+  const bool ref_side = out != nullptr;
+  const std::int16_t* ll0 = (ref_side ? ref16_.a : dis16_.a).data();
+  LargeVector<std::int32_t>& ll = ref_side ? ll_ref_ : ll_dis_;
+  LargeVector<std::int32_t>& ll_next = ref_side ? ref32_.a : dis32_.a;
+  int w = width_, h = height_;
+  for (int scale = 0; scale < kNumScales; ++scale) {
+    make_tap_indices(h);
+    if (scale == 0) {
+      if (bit_depth_ == 8)
+        level0_streamed<std::uint8_t>(plane, plane, sums, runner, out, in);
+      else
+        level0_streamed<std::uint16_t>(plane, plane, sums, runner, out, in);
+    } else {
+      if (scale == 1)
+        level123_streamed<std::int16_t>(ref_side ? ll0 : nullptr, ref_side ? nullptr : ll0,
+                                        stride0_, w, h, scale, sums, runner, out, in);
+      else
+        level123_streamed<std::int32_t>(ref_side ? ll.data() : nullptr,
+                                        ref_side ? nullptr : ll.data(), stride1_, w, h, scale,
+                                        sums, runner, out, in);
+      std::swap(ll, ll_next);
+    }
+    w = (w + 1) / 2;
+    h = (h + 1) / 2;
+  }
+}
+
 }  // namespace vqe::adm

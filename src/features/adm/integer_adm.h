@@ -136,6 +136,40 @@ class AdmScorer {
   std::array<std::array<float, 3>, kNumScales> weight_{};  ///< CSF weight per level: h, v, d
 };
 
+/// One frame's reference-only ADM work (IntegerAdm::compute_reference): per
+/// DWT level, the reference's detail bands (h, v, d: int16 at level 0, int32
+/// at levels 1-3, row-major, `stride` samples per row, `height` rows of
+/// `width` samples) and the level's denominator sums (LevelSums::den).
+/// Immutable once computed, so that the jobs of a ladder can share it; about
+/// 3 bytes per luma sample (5.8 MB for 1080p).
+struct ReferenceFrame {
+  /// One level's part.
+  struct Level {
+    int width = 0;   ///< band size
+    int height = 0;
+    int stride = 0;  ///< samples per band row
+    std::array<LargeVector<std::int16_t>, 3> band16;  ///< level 0: h, v, d
+    std::array<LargeVector<std::int32_t>, 3> band32;  ///< levels 1-3: h, v, d
+    std::uint64_t den[3] = {};                        ///< denominator sums: h, v, d
+    /// Band `theta` (0 h, 1 v, 2 d) in the sample type B of the level.
+    template <typename B>
+    const B* band(int theta) const {
+      if constexpr (sizeof(B) == 2)
+        return band16[theta].data();
+      else
+        return band32[theta].data();
+    }
+    template <typename B>
+    B* band(int theta) {
+      return const_cast<B*>(static_cast<const Level&>(*this).band<B>(theta));
+    }
+  };
+  std::array<Level, kNumScales> level{};
+  int width = 0;  ///< the luma size and bit depth it was computed for
+  int height = 0;
+  int bit_depth = 0;
+};
+
 /// Integer ADM of one video format. Holds every buffer (allocated once in the
 /// constructor); compute() allocates nothing. One instance per thread.
 class IntegerAdm {
@@ -158,6 +192,25 @@ class IntegerAdm {
   /// runs on the calling thread. The first call allocates the row buffers
   /// of each thread (and the full bands, on the scalar path).
   AdmResult compute(const Plane& ref, const Plane& dis, TileRunner* tiles = nullptr);
+
+  /// Whether compute() may run in two parts (compute_reference() and
+  /// compute_pair()): on the SIMD levels' streamed path, with level 0 scored
+  /// (not adm_skip_scale0).
+  bool splits_reference() const { return streamed_ && !params_.skip_scale0; }
+  /// compute() in two parts, for reference work shared between jobs: the
+  /// reference part of one frame (every level's DWT of `ref` and its
+  /// denominator sums) into `frame`, whose buffers are reused when they have
+  /// the sizes already (a frame recycled from an earlier call for this
+  /// format: no allocation). Depends only on `ref` and the format, not on
+  /// the options or the CPU level. Row tiles as in compute(). Throws
+  /// vqe::Error unless splits_reference().
+  void compute_reference(const Plane& ref, ReferenceFrame& frame, TileRunner* tiles = nullptr);
+  /// The pair part: the frame's result from compute_reference()'s `frame`
+  /// (made by any instance of this format) and the distorted plane `dis`.
+  /// Equals compute(ref, dis) bit for bit. Throws vqe::Error unless
+  /// splits_reference(), or if `frame` has another format.
+  AdmResult compute_pair(const ReferenceFrame& frame, const Plane& dis,
+                         TileRunner* tiles = nullptr);
 
  private:
   /// Four bands of one level, row-major with stride stride0_ (level 0) or
@@ -190,15 +243,29 @@ class IntegerAdm {
   /// denominator, masker terms and masking sums (AIM when `aim` is not null)
   /// in one pass over the rows, with row buffers instead of full bands
   /// except the LL bands. Same results as the separate passes.
+  ///
+  /// With `out`, only the reference part (compute_reference(): `dis` is not
+  /// read; `sums` untouched); with `in`, only the pair part (compute_pair():
+  /// `ref` is not read; the reference's bands and denominator come from
+  /// `in`).
   template <typename T>
-  void level0_streamed(const Plane& ref, const Plane& dis, LevelSums& sums, TileRunner& runner);
+  void level0_streamed(const Plane& ref, const Plane& dis, LevelSums& sums, TileRunner& runner,
+                       ReferenceFrame* out = nullptr, const ReferenceFrame* in = nullptr);
   void masked_sum_level123(const Bands<std::int32_t>& target, int w, int h, int scale,
                            std::int64_t accum[3]) const;
   /// SIMD path of levels 1-3 (one pass over the rows like level0_streamed)
   /// on the previous LL bands (`w_in` x `h_in`, `src_stride` samples).
+  /// `out` and `in` as in level0_streamed (the unread side's LL may be null).
   template <typename S>
   void level123_streamed(const S* ref_ll, const S* dis_ll, int src_stride, int w_in, int h_in,
-                         int scale, LevelSums& sums, TileRunner& runner);
+                         int scale, LevelSums& sums, TileRunner& runner,
+                         ReferenceFrame* out = nullptr, const ReferenceFrame* in = nullptr);
+
+  /// compute_reference() (`out`: the reference's side into it) or
+  /// compute_pair() (`in`: the distorted side against it) on `plane`, level
+  /// by level; the pair part's sums go to `sums`.
+  void streamed_part(const Plane& plane, LevelSums& sums, TileRunner* tiles, ReferenceFrame* out,
+                     const ReferenceFrame* in);
 
   /// Row buffers of one thread's streamed rows: vertical-pass rows, band
   /// row rings [12 bands][3 rows] (ref h v d, dis h v d, restored h v d,
@@ -223,13 +290,27 @@ class IntegerAdm {
     }
   };
   static StreamSums add_tiles(const StreamSums* tiles, unsigned count);
+  /// Runs `fn(scratch, sums, rows)` for each row tile of a w x h level on
+  /// `runner` (`sums` zeroed, the tile's own) and returns the tiles' sums
+  /// added.
+  template <typename Fn>
+  StreamSums sum_tiles(int w, int h, TileRunner& runner, const Fn& fn);
   /// One level of the SIMD path over band rows of a w x h level (stride
   /// `st`) in row tiles: `ops` supplies the level's row kernels (DWT,
   /// decoupling, masker terms, masking and denominator sums); the LL rows
   /// go to ref_ll / dis_ll. Returns the level's integer sums.
+  /// With `shared`, the reference's band rows are read from it (no
+  /// reference DWT, `ref_ll` not written; the denominator is left at 0).
   template <typename B, typename Ops>
   StreamSums stream_level(int w, int h, std::size_t st, int passes, B* ref_ll, B* dis_ll,
-                          const Ops& ops, TileRunner& runner);
+                          const Ops& ops, TileRunner& runner,
+                          const ReferenceFrame::Level* shared = nullptr);
+  /// The reference part of stream_level: the reference's DWT rows of the
+  /// level into `out`'s bands (sized here) and its LL rows to `ref_ll`, and
+  /// the denominator sums into out.den.
+  template <typename B, typename Ops>
+  void stream_reference(int w, int h, std::size_t st, B* ref_ll, const Ops& ops,
+                        TileRunner& runner, ReferenceFrame::Level& out);
   /// Slot `slot`'s row buffers (allocated on its first use).
   StreamScratch& scratch(unsigned slot);
   /// Allocates the full detail bands and masker planes of the scalar passes

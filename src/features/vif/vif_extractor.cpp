@@ -4,13 +4,14 @@
 // plane; its definition (options, names, outputs) is vif_score.h.
 
 #include <memory>
-#include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/extractor.h"
+#include "core/reference_pool.h"
 #include "features/vif/integer_vif.h"
 #include "features/vif/vif_score.h"
 #include "vqe/error.h"
@@ -18,21 +19,7 @@
 namespace vqe {
 namespace {
 
-/// Frames of VIF's shared reference work, recycled: a 1080p frame is 23 MB,
-/// and fresh memory for each costs page faults and clearing (with a pool per
-/// job, which a frame computed by another job never reached, 14 % of a
-/// 6-encode ladder's samples were that clearing; perf, 2-core machine).
-/// One pool per ladder (ReferenceCache::state), shared by every job and
-/// clone: a frame comes back to it when the ladder's last job drops it.
-/// Keeps at most kMaxFree frames, so that a burst of frames in flight does
-/// not stay allocated; the free frames never outnumber those that were in
-/// flight at once.
-struct FramePool {
-  static constexpr std::size_t kMaxFree = 8;
-  FramePool() { free.reserve(kMaxFree); }
-  std::mutex mutex;
-  std::vector<std::unique_ptr<vif::ReferenceFrame>> free;
-};
+using FramePool = ReferencePool<vif::ReferenceFrame>;
 
 /// Integer VIF on luma. Accepts 8/10/12/16-bit pictures of at least 16x16
 /// luma samples; non-temporal, cloneable.
@@ -77,9 +64,7 @@ class VifExtractor final : public FeatureExtractor {
   void set_reference_cache(ReferenceCache* cache, const std::string& key) override {
     cache_ = cache;
     cache_key_ = key;
-    if (cache)
-      pool_ = std::static_pointer_cast<FramePool>(
-          cache->state(key + "/frames", [] { return std::make_shared<FramePool>(); }));
+    if (cache) pool_ = FramePool::of(*cache, key);
   }
 
   bool flush_writes_nothing() const override { return true; }
@@ -94,23 +79,9 @@ class VifExtractor final : public FeatureExtractor {
   /// The frame's reference part, in a recycled frame of the pool when there
   /// is one; the object hands the frame back to the pool when dropped.
   ReferenceCache::Object compute_reference(const Picture& reference) {
-    std::unique_ptr<vif::ReferenceFrame> frame;
-    {
-      std::lock_guard lock(pool_->mutex);
-      if (!pool_->free.empty()) {
-        frame = std::move(pool_->free.back());
-        pool_->free.pop_back();
-      }
-    }
-    if (!frame) frame = std::make_unique<vif::ReferenceFrame>();
+    std::unique_ptr<vif::ReferenceFrame> frame = pool_->get();
     kernel_.compute_reference(reference.plane(0), *frame, tiles_);
-    return ReferenceCache::Object(frame.release(), [pool = pool_](const void* p) {
-      std::unique_ptr<vif::ReferenceFrame> back(
-          static_cast<vif::ReferenceFrame*>(const_cast<void*>(p)));
-      std::lock_guard lock(pool->mutex);
-      // Capacity reserved: push_back does not allocate (or throw).
-      if (pool->free.size() < FramePool::kMaxFree) pool->free.push_back(std::move(back));
-    });
+    return FramePool::share(pool_, std::move(frame));
   }
 
   ParsedOptions opts_;
