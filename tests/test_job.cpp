@@ -223,5 +223,58 @@ TEST(Job, HelpingSubmitterGivesTheSameResults) {
       }
 }
 
+// JobFrame::share_reference: frames whose reference is a shared picture
+// (several frames of two jobs at once, with temporal and pairwise
+// extractors that read earlier frames' references) give the values of
+// frames filled by copies; every hold on the pictures ends with the jobs;
+// misuse is refused.
+TEST(Job, SharedReferencePicturesGiveTheSameResults) {
+  const VideoFormat f{160, 96, 8, ChromaFormat::k420};
+  const auto frames = make_frames(f, 10, 31);
+  JobConfig base = vmaf_config();
+  base.features.push_back({"motion", {{"motion_five_frame_window", "true"}}});
+  const JobResult expect = run(base, frames);
+  std::vector<std::shared_ptr<Picture>> refs;
+  for (const auto& [r, d] : frames) {
+    refs.push_back(std::make_shared<Picture>(f));
+    copy_picture(view_of(r), *refs.back(), "test");
+  }
+  for (const unsigned threads : {0u, 3u}) {
+    JobConfig cfg = base;
+    cfg.threads = threads;
+    Job a(cfg), b(cfg);
+    a.start(f);
+    b.start(f);
+    for (std::size_t i = 0; i < frames.size(); ++i)
+      for (Job* job : {&a, &b}) {
+        JobFrame frame = job->acquire();
+        frame.share_reference(refs[i]);
+        copy_picture(view_of(frames[i].second), frame.distorted(), "test");
+        job->submit(std::move(frame));
+      }
+    for (Job* job : {&a, &b}) {
+      const JobResult got = job->finish();
+      EXPECT_EQ(expect_bit_identical(expect.features, got.features,
+                                     fmt::format("threads {}", threads)),
+                0);
+    }
+    for (const auto& p : refs) EXPECT_EQ(p.use_count(), 1) << "threads " << threads;
+  }
+
+  Job job(base);
+  job.start(f);
+  JobFrame frame = job.acquire();
+  EXPECT_THROW(frame.share_reference(nullptr), Error);
+  EXPECT_THROW(frame.share_reference(std::make_shared<Picture>(
+                   VideoFormat{f.width, f.height, 10, ChromaFormat::k420})),
+               Error);
+  EXPECT_THROW(JobFrame().share_reference(refs[0]), Error);
+  // A frame given back unsubmitted lets go of its picture.
+  frame.share_reference(refs[0]);
+  EXPECT_EQ(refs[0].use_count(), 2);
+  frame = JobFrame();
+  EXPECT_EQ(refs[0].use_count(), 1);
+}
+
 }  // namespace
 }  // namespace vqe::test

@@ -201,6 +201,19 @@ class JobFrame {
   /// rows, stride in bytes).
   Picture& reference();
   Picture& distorted();
+  /// Makes `picture` this frame's reference instead of filling reference():
+  /// no copy. The job holds `picture` until it no longer reads it (this
+  /// frame's computation, and a later frame's that reads this one) and
+  /// reads it from its worker threads meanwhile, so it must not change
+  /// while held (e.g. reuse a picture once its use_count() is back to the
+  /// caller's holds, after an acquire fence). Several frames and jobs may
+  /// hold one picture: a ladder reads each reference frame once and shares
+  /// it with every encode's job. A job that runs extractors on a GPU
+  /// copies it into reference() instead (its uploads read the frame's own
+  /// page-locked pictures). After this call reference() is not read.
+  /// Throws vqe::Error for an empty frame, a null picture or one of
+  /// another format than the job's.
+  void share_reference(std::shared_ptr<const Picture> picture);
   explicit operator bool() const { return slot_ != nullptr; }
 
  private:

@@ -17,9 +17,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -43,6 +45,11 @@ namespace detail {
 struct FrameSlot {
   Picture reference;
   Picture distorted;
+  /// The frame's reference when shared (JobFrame::share_reference), else
+  /// null; held until the slot is free again.
+  std::shared_ptr<const Picture> shared_reference;
+  /// The reference the extractors read.
+  const Picture& ref() const { return shared_reference ? *shared_reference : reference; }
   unsigned index = 0;
   /// CPU parts still to run for this frame (the parallel task, the
   /// temporal strand); the last to finish marks the frame computed.
@@ -102,6 +109,8 @@ class JobState {
   void start(const VideoFormat& format);
   bool started() const { return started_; }
   const VideoFormat& format() const { return format_; }
+  /// Whether a GPU runs some of the job's extractors.
+  bool uses_gpu() const { return gpu_ != nullptr; }
 
   /// A free slot (waits while none is; nullptr when `wait` is false and
   /// none is free).
@@ -689,6 +698,7 @@ FrameSlot* JobState::take_slot(bool wait) {
 }
 
 void JobState::give_back(FrameSlot* slot) {
+  slot->shared_reference.reset();  // outside the lock: may free the picture
   {
     std::lock_guard lock(slots_mutex_);
     free_.push_back(slot);
@@ -711,7 +721,7 @@ void JobState::submit_slot(FrameSlot* slot) {
   slot->index = index;
   try {
     if (gpu_) {
-      gpu_->submit(slot->reference, slot->distorted, index, out_);
+      gpu_->submit(slot->ref(), slot->distorted, index, out_);
       slot->gpu_index = index;
       gpu_collected_.store(gpu_->collected_frames(), std::memory_order_release);
     }
@@ -871,13 +881,13 @@ void JobState::run_parallel(std::vector<FeatureExtractor*>& extractors,
   try {
     const bool sampled = slot.index % subsample_ == 0;
     for (FeatureExtractor* e : extractors)
-      if (sampled || e->every_frame()) e->extract(slot.reference, slot.distorted, slot.index, out_);
+      if (sampled || e->every_frame()) e->extract(slot.ref(), slot.distorted, slot.index, out_);
     for (std::size_t k = 0; k < pairwise.size(); ++k) {
       const FrameSlot* earlier = slot.earlier[pairwise[k]->pair_distance()];
       const auto compute = [&] {
         return pairwise[k]->extract_pair(
-            earlier ? &earlier->reference : nullptr, earlier ? &earlier->distorted : nullptr,
-            slot.reference, slot.distorted, slot.index);
+            earlier ? &earlier->ref() : nullptr, earlier ? &earlier->distorted : nullptr,
+            slot.ref(), slot.distorted, slot.index);
       };
       slot.pair_values[k] =
           shared_keys_[k].empty()
@@ -898,7 +908,7 @@ void JobState::run_temporal(FrameSlot& slot) {
   const auto start = std::chrono::steady_clock::now();
   try {
     for (FeatureExtractor* e : temporal_)
-      e->extract(slot.reference, slot.distorted, slot.index, out_);
+      e->extract(slot.ref(), slot.distorted, slot.index, out_);
     for (std::size_t k = 0; k < pairwise_.size(); ++k)
       pairwise_[k]->emit_ordered(slot.index, slot.pair_values[k], out_);
   } catch (...) {
@@ -1153,6 +1163,33 @@ JobFrame::~JobFrame() {
 Picture& JobFrame::reference() {
   if (!slot_) throw Error("JobFrame: empty (already submitted or never acquired)");
   return slot_->reference;
+}
+
+void JobFrame::share_reference(std::shared_ptr<const Picture> picture) {
+  if (!slot_) throw Error("JobFrame: empty (already submitted or never acquired)");
+  if (!picture) throw Error("share_reference: no picture");
+  const VideoFormat& format = job_->format();
+  if (picture->format() != format)
+    throw Error(fmt::format("share_reference: the picture is {}x{} {}-bit {}, the job's frames "
+                            "{}x{} {}-bit {}",
+                            picture->width(), picture->height(), picture->bit_depth(),
+                            to_string(picture->format().chroma), format.width, format.height,
+                            format.bit_depth, to_string(format.chroma)));
+  if (job_->uses_gpu()) {
+    // The GPU uploads from the slot's own (page-locked) pictures: copy the
+    // planes the job reads.
+    const int bps = format.bytes_per_sample();
+    const int planes = std::min(job_->planes_needed(), picture->num_planes());
+    for (int p = 0; p < planes; ++p) {
+      const Plane& from = picture->plane(p);
+      Plane& to = slot_->reference.plane(p);
+      const std::size_t row = static_cast<std::size_t>(from.width) * bps;
+      for (int y = 0; y < from.height; ++y)
+        std::memcpy(to.row<std::uint8_t>(y), from.row<std::uint8_t>(y), row);
+    }
+    return;
+  }
+  slot_->shared_reference = std::move(picture);
 }
 
 Picture& JobFrame::distorted() {

@@ -7,8 +7,9 @@
 #include "vqe/ladder.h"
 
 #include <algorithm>
-#include <cstring>
+#include <atomic>
 #include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -18,17 +19,30 @@
 namespace vqe {
 namespace {
 
-// Copies the first `planes` planes of `source` into `target` (same format).
-void copy_planes(const Picture& source, Picture& target, int planes) {
-  const int bps = source.format().bytes_per_sample();
-  for (int p = 0; p < planes; ++p) {
-    const Plane& from = source.plane(p);
-    Plane& to = target.plane(p);
-    const std::size_t row = static_cast<std::size_t>(from.width) * bps;
-    for (int y = 0; y < from.height; ++y)
-      std::memcpy(to.row<std::uint8_t>(y), from.row<std::uint8_t>(y), row);
+// The ladder's reference pictures: each frame is read once into one of them
+// and shared by every encode's job (JobFrame::share_reference), which holds
+// it until it is done with the frame. A picture no job holds any more is
+// read into again, so the pool holds about as many pictures as frames are
+// in flight, and their pages are touched once.
+class ReferencePictures {
+ public:
+  // A picture that no job holds.
+  std::shared_ptr<Picture> free_picture() {
+    for (const std::shared_ptr<Picture>& p : pictures_)
+      if (p.use_count() == 1) {
+        // The jobs' last reads of it happen before their release of it
+        // (the count's decrement); this fence orders them before our
+        // writes.
+        std::atomic_thread_fence(std::memory_order_acquire);
+        return p;
+      }
+    pictures_.push_back(std::make_shared<Picture>());
+    return pictures_.back();
   }
-}
+
+ private:
+  std::vector<std::shared_ptr<Picture>> pictures_;
+};
 
 // One encode in progress.
 struct Encode {
@@ -112,14 +126,15 @@ std::vector<LadderOutcome> run_ladder(FrameSource& reference,
                        [](const Encode& e) { return e.job && !e.ended; });
   };
 
-  Picture frame_ref;
+  ReferencePictures pictures;
   Picture scratch;
   int planes = 0;
   for (const Encode& e : encodes)
     if (e.job) planes = std::max(planes, e.job->planes_needed());
   for (unsigned index = 0; live(); ++index) {
     if (config.frame_cnt && index >= config.frame_cnt) break;
-    if (!reference.read_planes(frame_ref, planes)) {
+    std::shared_ptr<Picture> frame_ref = pictures.free_picture();
+    if (!reference.read_planes(*frame_ref, planes)) {
       // The reference ended: say so for every encode that has more frames.
       for (Encode& e : encodes) {
         if (!e.job || e.ended) continue;
@@ -138,7 +153,7 @@ std::vector<LadderOutcome> run_ladder(FrameSource& reference,
       if (!e.job || e.ended) continue;
       try {
         JobFrame frame = e.job->acquire();
-        copy_planes(frame_ref, frame.reference(), planes);
+        frame.share_reference(frame_ref);
         if (!e.source->read_planes(frame.distorted(), planes)) {
           e.ended = true;
           warn(*e.source, e.source->frames_read(), reference, index);
