@@ -20,9 +20,11 @@ struct LadderOutcome {
 
 /// Scores every source of `distorted` against `reference`, reading the
 /// reference once: each frame of the reference is read (only the planes the
-/// extractors need) and handed to one Job per encode, and the encodes' jobs
-/// share the work that depends on the reference alone (a ReferenceShare:
-/// integer motion is computed once per frame for the whole ladder). Each
+/// extractors need) into one picture that every encode's Job holds
+/// (JobFrame::share_reference), and the encodes' jobs share the work that
+/// depends on the reference alone (a ReferenceShare: integer motion, integer
+/// VIF's reference statistics and integer ADM's reference DWT are computed
+/// once per frame for the whole ladder). Each
 /// outcome's values are the same bits as run_job(reference, distorted[i],
 /// config) gives; only JobResult::times differ.
 ///

@@ -247,7 +247,8 @@ def score(reference: str | os.PathLike, distorted: str | os.PathLike, *,
 def score_ladder(reference: str | os.PathLike, distorted: Sequence[str | os.PathLike], *,
                  raise_errors: bool = True, **options) -> list:
     """Scores every encode of `distorted` against `reference`, reading the reference once and
-    computing its reference-only work (motion) once per frame. Returns one Result per encode,
+    computing its reference-only work (motion, VIF's reference statistics, ADM's reference DWT)
+    once per frame. Returns one Result per encode,
     in order, each the same values as score(reference, d, **options) gives. `threads` is the
     ladder's total (each encode's job gets at least one worker).
 
