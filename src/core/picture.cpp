@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "vqe/picture.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/large_buffer.h"
+#include "core/picture_copy.h"
 #include "vqe/error.h"
 
 namespace vqe {
@@ -118,15 +120,23 @@ PictureView view_of(const Picture& picture) {
   return v;
 }
 
-void copy_picture(const PictureView& source, Picture& target, const std::string& what) {
-  const VideoFormat& f = source.format;
+void check_picture_format(const VideoFormat& f, const Picture& target, const std::string& what) {
   if (f != target.format())
     throw Error(fmt::format("{}: picture is {}x{} {}-bit {}, the job's pictures are {}x{} {}-bit "
                             "{}",
                             what, f.width, f.height, f.bit_depth, to_string(f.chroma),
                             target.width(), target.height(), target.bit_depth(),
                             to_string(target.format().chroma)));
-  for (int p = 0; p < f.num_planes(); ++p) {
+}
+
+void copy_picture(const PictureView& source, Picture& target, const std::string& what) {
+  copy_planes(source, target, source.format.num_planes(), what);
+}
+
+void copy_planes(const PictureView& source, Picture& target, int planes, const std::string& what) {
+  const VideoFormat& f = source.format;
+  check_picture_format(f, target, what);
+  for (int p = 0; p < std::min(planes, f.num_planes()); ++p) {
     const std::size_t row_bytes =
         static_cast<std::size_t>(f.plane_width(p)) * static_cast<std::size_t>(f.bytes_per_sample());
     if (source.data[p] == nullptr)

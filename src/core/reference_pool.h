@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #pragma once
-/// @file Recycled frames of an extractor's shared reference work (the
-/// objects it hands to a ladder's ReferenceCache, core/extractor.h).
+/// @file An extractor's shared reference work in a ladder: its link to the
+/// ladder's ReferenceCache (core/extractor.h) and the pool recycling the
+/// frames it hands to it.
 
 #include <cstddef>
 #include <memory>
@@ -65,6 +66,38 @@ class ReferencePool {
  private:
   std::mutex mutex_;
   std::vector<std::unique_ptr<Frame>> free_;
+};
+
+/// An extractor's link to a ladder's ReferenceCache (set_reference_cache)
+/// for its per-frame reference part of type `Frame`, recycled through the
+/// ladder's ReferencePool. Empty (false) outside a ladder.
+template <typename Frame>
+class SharedReference {
+ public:
+  /// Links to `cache` under the extractor's `key` (null: unlinks).
+  void attach(ReferenceCache* cache, const std::string& key) {
+    cache_ = cache;
+    key_ = key;
+    pool_ = cache ? ReferencePool<Frame>::of(*cache, key) : nullptr;
+  }
+  explicit operator bool() const { return cache_ != nullptr; }
+
+  /// Frame `index`'s reference part: another job's, or made here by
+  /// `fill(Frame&)` into a frame of the pool. The pointer holds the frame.
+  template <typename Fill>
+  std::shared_ptr<const Frame> take(unsigned index, const Fill& fill) {
+    const ReferenceCache::Object object = cache_->take(key_, index, [&] {
+      std::unique_ptr<Frame> frame = pool_->get();
+      fill(*frame);
+      return ReferencePool<Frame>::share(pool_, std::move(frame));
+    });
+    return std::static_pointer_cast<const Frame>(object);
+  }
+
+ private:
+  ReferenceCache* cache_ = nullptr;  // outlives the extractor (set_reference_cache)
+  std::string key_;
+  std::shared_ptr<ReferencePool<Frame>> pool_;
 };
 
 }  // namespace vqe

@@ -17,7 +17,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstring>
 #include <deque>
 #include <exception>
 #include <map>
@@ -34,6 +33,7 @@
 #include "backend/vulkan/device.h"
 #include "core/extractor.h"
 #include "core/options.h"
+#include "core/picture_copy.h"
 #include "core/work_scheduler.h"
 #include "job/job_access.h"
 #include "job/reference_share.h"
@@ -1168,25 +1168,11 @@ Picture& JobFrame::reference() {
 void JobFrame::share_reference(std::shared_ptr<const Picture> picture) {
   if (!slot_) throw Error("JobFrame: empty (already submitted or never acquired)");
   if (!picture) throw Error("share_reference: no picture");
-  const VideoFormat& format = job_->format();
-  if (picture->format() != format)
-    throw Error(fmt::format("share_reference: the picture is {}x{} {}-bit {}, the job's frames "
-                            "{}x{} {}-bit {}",
-                            picture->width(), picture->height(), picture->bit_depth(),
-                            to_string(picture->format().chroma), format.width, format.height,
-                            format.bit_depth, to_string(format.chroma)));
+  check_picture_format(picture->format(), slot_->reference, "share_reference");
   if (job_->uses_gpu()) {
     // The GPU uploads from the slot's own (page-locked) pictures: copy the
     // planes the job reads.
-    const int bps = format.bytes_per_sample();
-    const int planes = std::min(job_->planes_needed(), picture->num_planes());
-    for (int p = 0; p < planes; ++p) {
-      const Plane& from = picture->plane(p);
-      Plane& to = slot_->reference.plane(p);
-      const std::size_t row = static_cast<std::size_t>(from.width) * bps;
-      for (int y = 0; y < from.height; ++y)
-        std::memcpy(to.row<std::uint8_t>(y), from.row<std::uint8_t>(y), row);
-    }
+    copy_planes(view_of(*picture), slot_->reference, job_->planes_needed(), "share_reference");
     return;
   }
   slot_->shared_reference = std::move(picture);

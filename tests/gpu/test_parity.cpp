@@ -498,6 +498,44 @@ TEST_P(GpuParity, MixedJobThreadsSubsample) {
     }
 }
 
+// A ladder whose jobs run extractors on the GPU (the shared reference
+// picture is copied into each job's own slots there) gives the CPU ladder's
+// values, encode by encode.
+TEST_P(GpuParity, LadderEqualsCpuLadder) {
+  VQE_REQUIRE_GPU();
+  VQE_REQUIRE_SHARED(shared);
+  const fs::path clips = shared / "testdata" / "clips";
+  const fs::path ref = clips / "ref" / "carphone_176x144_420p8_20f.y4m";
+  const std::vector<fs::path> encodes = {
+      clips / "dist" / "carphone_176x144_420p8_20f__x264_crf35.y4m",
+      clips / "dist" / "carphone_176x144_420p8_20f__x264_crf23.y4m"};
+  for (const auto& p : encodes)
+    if (!fs::exists(p)) GTEST_SKIP() << p << " not present";
+  vqe::JobConfig cpu_cfg;
+  cpu_cfg.models.push_back(vqe::Model::builtin("vmaf_v0.6.1"));
+  cpu_cfg.features = {{"psnr", {}}};
+  cpu_cfg.threads = 2;
+  vqe::JobConfig gpu_cfg = cpu_cfg;
+  gpu_cfg.backend = backend().config;
+  std::vector<std::vector<vqe::LadderOutcome>> runs;
+  for (const vqe::JobConfig* cfg : {&cpu_cfg, &gpu_cfg}) {
+    auto reference = vqe::open_video(ref.string(), nullptr);
+    std::vector<std::unique_ptr<vqe::FrameSource>> sources;
+    std::vector<vqe::FrameSource*> pointers;
+    for (const auto& e : encodes) {
+      sources.push_back(vqe::open_video(e.string(), nullptr));
+      pointers.push_back(sources.back().get());
+    }
+    runs.push_back(vqe::run_ladder(*reference, pointers, *cfg));
+  }
+  for (std::size_t i = 0; i < encodes.size(); ++i) {
+    ASSERT_TRUE(runs[0][i].result && runs[1][i].result) << runs[1][i].error;
+    EXPECT_FALSE(runs[1][i].result->gpu_extractors.empty());
+    compare(runs[0][i].result->features, runs[1][i].result->features,
+            ParityCase{"ladder", {}, true}, "ladder encode " + encodes[i].filename().string());
+  }
+}
+
 // Vulkan: frames per submission (1, 3, the default 16) and the upload path
 // (staging copy, or pictures imported with register_host where the device
 // can) change nothing; repeated runs are deterministic (each is compared bit

@@ -6,7 +6,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 
 #include "core/extractor.h"
 #include "core/reference_pool.h"
@@ -17,13 +16,10 @@
 namespace vqe {
 namespace {
 
-using FramePool = ReferencePool<adm::ReferenceFrame>;
-
 class IntegerAdmExtractor final : public FeatureExtractor {
  public:
-  IntegerAdmExtractor(const ParsedOptions& opts, simd::Level level,
-                      std::shared_ptr<FramePool> pool = std::make_shared<FramePool>())
-      : opts_(opts), level_(level), scorer_(opts), pool_(std::move(pool)) {}
+  IntegerAdmExtractor(const ParsedOptions& opts, simd::Level level)
+      : opts_(opts), level_(level), scorer_(opts) {}
 
   void init(const VideoFormat& format) override {
     scorer_.init(format);
@@ -40,29 +36,22 @@ class IntegerAdmExtractor final : public FeatureExtractor {
       if (p->width() != format_.width || p->height() != format_.height ||
           p->bit_depth() != format_.bit_depth)
         throw Error("adm: picture format differs from the one given to init()");
-    if (!cache_ || !adm_->splits_reference()) {
+    if (!shared_ || !adm_->splits_reference()) {
       scorer_.emit(index, adm_->compute(reference.plane(0), distorted.plane(0), tiles_), out);
       return;
     }
     // In a ladder: the reference's DWT and denominator once per frame for
     // all the encodes.
-    const ReferenceCache::Object shared = cache_->take(cache_key_, index, [&] {
-      std::unique_ptr<adm::ReferenceFrame> frame = pool_->get();
-      adm_->compute_reference(reference.plane(0), *frame, tiles_);
-      return FramePool::share(pool_, std::move(frame));
+    const auto frame = shared_.take(index, [&](adm::ReferenceFrame& f) {
+      adm_->compute_reference(reference.plane(0), f, tiles_);
     });
-    scorer_.emit(index,
-                 adm_->compute_pair(*static_cast<const adm::ReferenceFrame*>(shared.get()),
-                                    distorted.plane(0), tiles_),
-                 out);
+    scorer_.emit(index, adm_->compute_pair(*frame, distorted.plane(0), tiles_), out);
   }
 
   void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
 
   void set_reference_cache(ReferenceCache* cache, const std::string& key) override {
-    cache_ = cache;
-    cache_key_ = key;
-    if (cache) pool_ = FramePool::of(*cache, key);
+    shared_.attach(cache, key);
   }
 
   bool flush_writes_nothing() const override { return true; }
@@ -70,7 +59,7 @@ class IntegerAdmExtractor final : public FeatureExtractor {
   bool needs_chroma() const override { return false; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
-    return std::make_unique<IntegerAdmExtractor>(opts_, level_, pool_);
+    return std::make_unique<IntegerAdmExtractor>(opts_, level_);
   }
 
  private:
@@ -80,9 +69,7 @@ class IntegerAdmExtractor final : public FeatureExtractor {
   VideoFormat format_{};
   std::optional<adm::IntegerAdm> adm_;
   TileRunner* tiles_ = nullptr;  // null: one thread
-  std::shared_ptr<FramePool> pool_;  // recycled frames of the reference part
-  ReferenceCache* cache_ = nullptr;  // a ladder's shared reference work, or null
-  std::string cache_key_;            // this extractor's key in cache_
+  SharedReference<adm::ReferenceFrame> shared_;  // a ladder's shared reference work, or empty
 };
 
 }  // namespace

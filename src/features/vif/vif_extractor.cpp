@@ -5,7 +5,6 @@
 
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -19,19 +18,15 @@
 namespace vqe {
 namespace {
 
-using FramePool = ReferencePool<vif::ReferenceFrame>;
-
 /// Integer VIF on luma. Accepts 8/10/12/16-bit pictures of at least 16x16
 /// luma samples; non-temporal, cloneable.
 class VifExtractor final : public FeatureExtractor {
  public:
-  VifExtractor(const ParsedOptions& opts, simd::Level level,
-               std::shared_ptr<FramePool> pool = std::make_shared<FramePool>())
+  VifExtractor(const ParsedOptions& opts, simd::Level level)
       : opts_(opts),
         level_(level),
         scorer_(opts),
-        kernel_(scorer_.gain_limit(), scorer_.skip_scale0(), level),
-        pool_(std::move(pool)) {}
+        kernel_(scorer_.gain_limit(), scorer_.skip_scale0(), level) {}
 
   void init(const VideoFormat& format) override {
     scorer_.init(format);
@@ -46,25 +41,23 @@ class VifExtractor final : public FeatureExtractor {
     if (reference.format() != format_ || distorted.format() != format_)
       throw Error(fmt::format("vif: frame {} does not have the initialised format {}x{} {}-bit",
                               index, format_.width, format_.height, format_.bit_depth));
-    if (!cache_) {
+    if (!shared_) {
       scorer_.emit(index, kernel_.compute(reference.plane(0), distorted.plane(0), tiles_), out);
       return;
     }
     // In a ladder: the reference part once per frame for all the encodes.
-    const ReferenceCache::Object shared =
-        cache_->take(cache_key_, index, [&] { return compute_reference(reference); });
-    const auto& frame = *static_cast<const vif::ReferenceFrame*>(shared.get());
+    const auto frame = shared_.take(index, [&](vif::ReferenceFrame& f) {
+      kernel_.compute_reference(reference.plane(0), f, tiles_);
+    });
     scorer_.emit(index,
-                 kernel_.compute_pair(frame, reference.plane(0), distorted.plane(0), tiles_),
+                 kernel_.compute_pair(*frame, reference.plane(0), distorted.plane(0), tiles_),
                  out);
   }
 
   void set_tile_runner(TileRunner* runner) override { tiles_ = runner; }
 
   void set_reference_cache(ReferenceCache* cache, const std::string& key) override {
-    cache_ = cache;
-    cache_key_ = key;
-    if (cache) pool_ = FramePool::of(*cache, key);
+    shared_.attach(cache, key);
   }
 
   bool flush_writes_nothing() const override { return true; }
@@ -72,27 +65,17 @@ class VifExtractor final : public FeatureExtractor {
   bool needs_chroma() const override { return false; }
 
   std::unique_ptr<FeatureExtractor> clone() const override {
-    return std::make_unique<VifExtractor>(opts_, level_, pool_);
+    return std::make_unique<VifExtractor>(opts_, level_);
   }
 
  private:
-  /// The frame's reference part, in a recycled frame of the pool when there
-  /// is one; the object hands the frame back to the pool when dropped.
-  ReferenceCache::Object compute_reference(const Picture& reference) {
-    std::unique_ptr<vif::ReferenceFrame> frame = pool_->get();
-    kernel_.compute_reference(reference.plane(0), *frame, tiles_);
-    return FramePool::share(pool_, std::move(frame));
-  }
-
   ParsedOptions opts_;
   simd::Level level_;
   vif::Scorer scorer_;
   vif::IntegerVifKernel kernel_;  // working buffers of this instance only
   VideoFormat format_{};
   TileRunner* tiles_ = nullptr;  // null: one thread
-  std::shared_ptr<FramePool> pool_;  // recycled frames of compute_reference()
-  ReferenceCache* cache_ = nullptr;  // a ladder's shared reference work, or null
-  std::string cache_key_;            // this extractor's key in cache_
+  SharedReference<vif::ReferenceFrame> shared_;  // a ladder's shared reference work, or empty
 };
 
 }  // namespace
