@@ -742,6 +742,33 @@ TEST(Cli, SeveralDistortedRunALadder) {
   EXPECT_NE(plain.out.find(b.string() + ":"), std::string::npos) << plain.out;
 }
 
+// An output that cannot be written (a full disk: /dev/full behind the
+// first encode's name) fails that encode alone: the later encodes, scored
+// already, are still written, and the status is 1.
+TEST(Cli, LadderWriteErrorFailsOnlyThatOutput) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  auto ref = write_temp("ladder_full_ref.y4m", y4m(8, 6, "420", 3));
+  auto a = write_temp("ladder_full_a.y4m", y4m(8, 6, "420", 3));
+  auto b = write_temp("ladder_full_b.y4m", y4m(8, 6, "420", 3));
+  const fs::path dir = a.parent_path();
+  const fs::path full = dir / ("ladder_full_out_" + a.stem().string() + ".json");
+  const fs::path written = dir / ("ladder_full_out_" + b.stem().string() + ".json");
+  fs::remove(full);
+  fs::remove(written);
+  fs::create_symlink("/dev/full", full);
+  auto r = run_cli("-r " + ref.string() + " -d " + a.string() + " -d " + b.string() +
+                   " -n --feature psnr --json -q -o " + (dir / "ladder_full_out_{name}.json").string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(full.string()), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_symlink(full));
+  fs::remove(full);
+  ASSERT_TRUE(fs::exists(written)) << "the second encode's output was not written: " << r.err;
+  std::ifstream in(written);
+  EXPECT_EQ(nlohmann::json::parse(in)["frames"].size(), 3u);
+  fs::remove(written);
+  for (const auto& p : {ref, a, b}) fs::remove(p);
+}
+
 TEST(Cli, HtmlReportIsAnOutput) {
   auto a = write_temp("html_a.y4m", y4m(8, 6, "420", 2));
   const fs::path page = a.parent_path() / "html_report.html";

@@ -108,8 +108,16 @@ int run_ladder_command(LadderCommand command) {
     info.fps = seconds > 0 ? result.frames / seconds : 0;
     info.version = std::string("vqe ") + VQE_VERSION;
     if (to_files) {
-      vqe::write_output(outputs[i]->stream(), result.features, info);
-      outputs[i]->commit();
+      // A write error (a full disk) fails this encode's output only: the
+      // others, scored already, are still written.
+      try {
+        vqe::write_output(outputs[i]->stream(), result.features, info);
+        outputs[i]->commit();
+      } catch (const vqe::Error& e) {
+        std::cerr << terminal_safe(fmt::format("vqe: error: {}\n", e.what()));
+        status = 1;
+        continue;
+      }
       if (command.verbose)
         std::cerr << terminal_safe(fmt::format("{}: {}\n", paths[i], outputs[i]->path()));
     } else {
