@@ -311,6 +311,26 @@ TEST(CompressedCli, ScaleOptionAndSizeHint) {
             std::string::npos)
       << ja["scale"];
   EXPECT_FALSE(jb.contains("scale"));
+  // A ladder under --scale: each encode's output says what was done to that
+  // encode (nothing, for one of the reference's size), as a separate run's.
+  const fs::path same = shared / "testdata/clips/dist/carphone_176x144_420p8_20f__x264_crf35.y4m";
+  const fs::path dir = a.parent_path() / "libav_scaled_ladder";
+  fs::create_directories(dir);
+  r = run_cli("-r " + ref.string() + " -d " + small.string() + " -d " + same.string() +
+              " --scale distorted --feature psnr --json -q -o " + (dir / "ladder_{name}.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const fs::path& d : {small, same}) {
+    const fs::path alone = dir / ("alone_" + d.stem().string() + ".json");
+    r = run_cli("-r " + ref.string() + " -d " + d.string() +
+                " --scale distorted --feature psnr --json -q -o " + alone.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto lad = nlohmann::json::parse(slurp(dir / ("ladder_" + d.stem().string() + ".json")));
+    auto sep = nlohmann::json::parse(slurp(alone));
+    lad.erase("fps");
+    sep.erase("fps");
+    EXPECT_EQ(lad, sep) << d;
+  }
+  fs::remove_all(dir);
   // Bad --scale values.
   r = run_cli("-r " + ref.string() + " -d " + small.string() + " --scale 12y5 -q");
   EXPECT_EQ(r.exit_code, 1);

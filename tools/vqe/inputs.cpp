@@ -67,10 +67,10 @@ LadderInputs open_ladder_inputs(const Settings& s, const WarningHandler& warn,
   if (!in.reference->transform().empty()) in.scale_note = "reference: " + in.reference->transform();
   if (s.scale.any()) {
     const VideoFormat& rf = in.reference->format();
-    in.scale_note += fmt::format(
-        "{}distorted: each scaled to {}x{} where of another size (bicubic, as ffmpeg -vf "
+    in.distorted_scale_note = fmt::format(
+        "distorted: each scaled to {}x{} where of another size (bicubic, as ffmpeg -vf "
         "scale={}:{}:flags=bicubic)",
-        in.scale_note.empty() ? "" : "; ", rf.width, rf.height, rf.width, rf.height);
+        rf.width, rf.height, rf.width, rf.height);
   }
   const int ref_bits = in.reference->format().bit_depth;
   in.open_distorted = [open, ref_bits, common = s.common_bit_depth, note, scale = s.scale,

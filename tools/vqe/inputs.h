@@ -35,8 +35,12 @@ Inputs open_inputs(const Settings& settings, const WarningHandler& warn,
 /// distorted video is opened.
 struct LadderInputs {
   std::unique_ptr<FrameSource> reference;
-  /// What --scale does, for the outputs; empty when nothing.
+  /// What --scale does to the reference, for every output (each output
+  /// adds its encode's own, as a separate run's does); empty when nothing.
   std::string scale_note;
+  /// What --scale does to the encodes, in general (for the --verbose note);
+  /// empty without --scale.
+  std::string distorted_scale_note;
   /// Opens one -d as open_inputs() opens a distorted video (throws
   /// vqe::Error likewise, also for another size without --scale); under a
   /// preset's common bit depth a shallower encode is shifted up to the

@@ -103,6 +103,9 @@ int run_ladder_command(LadderCommand command) {
     const vqe::JobResult& result = *outcomes[i].result;
     vqe::OutputInfo info = command.output;
     info.subsample = command.config.subsample;
+    // The encode's own scaling, as a separate run states it.
+    if (const std::string t = sources[i]->transform(); !t.empty())
+      info.scale += fmt::format("{}distorted: {}", info.scale.empty() ? "" : "; ", t);
     info.width = result.format.width;
     info.height = result.format.height;
     info.fps = seconds > 0 ? result.frames / seconds : 0;

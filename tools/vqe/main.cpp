@@ -112,7 +112,10 @@ int run(const Settings& s) {
     // Several -d: one reference read once for every encode, one output each.
     if (!show_progress) config.on_progress = nullptr;  // (the ladder prints no steady rate)
     LadderInputs ladder = open_ladder_inputs(s, warn, note);
-    if (!ladder.scale_note.empty()) note("scale: " + ladder.scale_note);
+    if (!ladder.scale_note.empty() || !ladder.distorted_scale_note.empty())
+      note("scale: " + ladder.scale_note +
+           (ladder.scale_note.empty() || ladder.distorted_scale_note.empty() ? "" : "; ") +
+           ladder.distorted_scale_note);
     out_info.scale = ladder.scale_note;
     const int status = run_ladder_command({std::move(ladder.reference), s.ladder,
                                            std::move(ladder.open_distorted), config, out_info,
